@@ -1,0 +1,261 @@
+/* ptoc.h — the internal header of libptoc (kernel language, IR, passes).
+ * Sectioned by the file that defines each part. Exported names carry the
+ * prefix ir_ (IR and front end) or pass_ (passes); everything else is static.
+ * No global mutable state: a compilation is a value (Comp). */
+#ifndef PTOC_H
+#define PTOC_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- util.c: arena, dying, diagnostics ----------------------------------- */
+
+typedef struct Arena Arena;
+Arena *ir_arena_new(void);
+void ir_arena_free(Arena *a);
+void *ir_alloc(Arena *a, size_t n);             /* zeroed, 16-aligned */
+char *ir_strndup(Arena *a, const char *s, size_t n);
+char *ir_fmt(Arena *a, const char *fmt, ...);
+
+/* A broken internal invariant: print and abort (under a fuzzer, a finding). */
+_Noreturn void ir_die(const char *file, int line, const char *fmt, ...);
+#define die(...) ir_die(__FILE__, __LINE__, __VA_ARGS__)
+#define ASSERT(c) ((c) ? (void)0 : die("assertion failed: %s", #c))
+
+typedef enum { CAT_USER, CAT_UNSUPPORTED, CAT_INTERNAL } DiagCat;
+typedef enum {
+#define D(e, s, c, m) e,
+#include "diag.def"
+#undef D
+  D_N
+} DiagCode;
+const char *ir_diag_name(DiagCode d);
+DiagCat ir_diag_cat(DiagCode d);
+const char *ir_cat_name(DiagCat c);
+
+typedef struct { int line, col, off; } Loc;     /* off: byte offset in Src.text */
+
+typedef struct {
+  const char *name, *text;
+  size_t len;
+} Src;
+
+typedef struct {
+  bool set;
+  DiagCode code;
+  Loc loc;
+  char msg[320];
+} Diag;
+
+typedef struct Comp {
+  Arena *A;
+  Src src;
+  Diag diag;
+  jmp_buf *jb;                                  /* where an error unwinds to */
+} Comp;
+
+/* Record a diagnostic at loc and unwind to c->jb. */
+_Noreturn void ir_error(Comp *c, Loc loc, DiagCode code, const char *fmt, ...);
+/* file:line:col: error[CODE]: message [category], the source line and a caret. */
+void ir_diag_print(FILE *f, const Src *src, const Diag *d);
+bool ir_read_file(Arena *a, const char *path, Src *out);
+
+/* ---- ops.def: the op table ------------------------------------------------ */
+
+typedef enum { SD_VEC, SD_CUBE, SD_SPACE, SD_OPND, SD_SHARD, SD_JOIN, SD_SCALAR } Side;
+typedef enum {
+  K_LOAD, K_STORE, K_GATHER, K_SLICE, K_ASSEMBLE, K_FULL, K_BIN, K_BINS, K_UN,
+  K_CAST, K_RRED, K_CRED, K_REXP, K_CEXP, K_MATMUL, K_SHARD, K_JOIN, K_LANEIDX,
+  K_N
+} OpKind;
+typedef enum { KW_NONE, KW_VALID, KW_SPACE, KW_TRANS_B, KW_BLOCK_SIZE, KW_SIZE,
+               KW_MAX_INDICES, KW_COL_OFF, KW_N } Kw;
+#define KWB(k) (1u << KW_##k)
+
+typedef enum {
+#define OP(n, lo, hi, sd, k, kw) OP_##n,
+#include "ops.def"
+#undef OP
+  OP_N
+} Op;
+
+typedef struct {
+  const char *name;
+  int8_t min_pos, max_pos;
+  Side side;
+  OpKind kind;
+  uint32_t kwmask;
+} OpInfo;
+extern const OpInfo ir_ops[OP_N];               /* read-only table */
+int ir_op_lookup(const char *s, size_t n);     /* -1 when unknown */
+const char *ir_kw_name(Kw k);
+
+/* ---- the IR --------------------------------------------------------------- */
+
+typedef enum { DT_F32, DT_F16, DT_I32, DT_N } Dtype;
+typedef enum { SP_NONE, SP_VEC, SP_MAT, SP_ACC, SP_N } Space;
+typedef enum { MODE_NONE, MODE_UD, MODE_LR } Mode;
+typedef enum { TGT_A2A3, TGT_A5 } Target;
+typedef enum { DIR_IN, DIR_OUT, DIR_INOUT } Dir;
+
+const char *ir_dtype_name(Dtype d);
+const char *ir_space_name(Space s);
+const char *ir_mode_name(Mode m);
+const char *ir_target_name(Target t);
+int ir_dtype_bytes(Dtype d);
+
+enum { IR_MAXT = 6, IR_MAXDIM = 512, IR_MAXGM = 65536 };
+
+/* Affine integer expression c + sum k[i]*v[i] over scalar variables (by id). */
+typedef struct {
+  int32_t c;
+  int n;
+  int v[IR_MAXT];
+  int32_t k[IR_MAXT];
+} Aff;
+
+typedef enum { VK_TENSOR, VK_TILE, VK_LOOP, VK_LANE, VK_SCALAR } VarKind;
+
+typedef struct Var {
+  const char *name;
+  VarKind kind;
+  int id;                                       /* index in Kernel.vars */
+  Loc loc;
+  Dtype dt;
+  /* VK_TENSOR */
+  int rank, dim[2];
+  Dir dir;
+  double *init;                                 /* row-major, or NULL */
+  int ninit;
+  /* VK_TILE: physical shape, space, lane value (defined per lane in split_aiv) */
+  int R, C;
+  Space sp;
+  bool lane;
+  bool typed;
+  int svr, svc;                                 /* static valid shape, -1 when not known */
+  /* VK_LOOP: the values it takes */
+  int lo, hi, step;
+} Var;
+
+typedef enum { TY_NONE, TY_TILE, TY_TENSOR, TY_SCALAR } TyKind;
+typedef struct {
+  TyKind k;
+  Dtype dt;
+  Space sp;
+  int R, C;
+  int vr, vc;                                   /* static valid shape, -1 when not known */
+  bool lane;                                    /* a lane value (one per lane in split_aiv) */
+} Type;
+
+typedef enum { A_VAR, A_CALL, A_IDX, A_NUM, A_DTYPE, A_MODE, A_SPACE } ArgKind;
+typedef struct Call Call;
+typedef struct {
+  ArgKind k;
+  Kw kw;                                        /* KW_NONE when positional */
+  Loc loc;
+  Var *var;                                     /* A_VAR */
+  Call *call;                                   /* A_CALL */
+  Aff ix[2];                                    /* A_IDX */
+  double num;                                   /* A_NUM */
+  bool isint;                                   /* A_NUM written as an integer */
+  int e;                                        /* A_DTYPE / A_MODE / A_SPACE value */
+} Arg;
+
+struct Call {
+  Op op;
+  Loc loc;
+  int nargs;
+  Arg *args;
+  Type ty;                                      /* set by typecheck */
+  bool perlane;                                 /* runs once per lane (inside split_aiv) */
+};
+
+typedef enum { S_OP, S_FOR, S_SPLIT } StmtKind;
+typedef struct Stmt Stmt;
+typedef struct {
+  Stmt **v;
+  int n, cap;
+} Body;
+
+struct Stmt {
+  StmtKind k;
+  Loc loc;
+  Var *dst;                                     /* S_OP: assigned var or NULL (store) */
+  Arg rhs;                                      /* S_OP: A_VAR (copy) or A_CALL */
+  Var *iv;                                      /* S_FOR loop var, S_SPLIT lane var */
+  Body body;
+};
+
+typedef struct Kernel {
+  const char *name;
+  Loc loc;
+  Var **params;
+  int np;
+  Mode split;
+  Target target;
+  int slots;
+  Body body;
+  Var **vars;                                   /* every variable, by id */
+  int nvars, capvars;
+} Kernel;
+
+/* ---- ir.c: building and querying the IR ------------------------------------ */
+
+Var *ir_var_new(Comp *c, Kernel *k, const char *name, VarKind kind, Loc loc);
+void ir_body_push(Comp *c, Body *b, Stmt *s);
+bool ir_aff_const(const Aff *a);
+void ir_aff_range(const Kernel *k, const Aff *a, int64_t *lo, int64_t *hi);
+int ir_loop_last(const Var *v);                 /* last value taken, lo when empty */
+int ir_loop_trips(const Var *v);
+Arg *ir_kwarg(Call *c, Kw kw);                 /* NULL when absent */
+Arg *ir_pos(Call *c, int i);                   /* i-th positional argument or NULL */
+int ir_npos(const Call *c);
+
+/* ---- lex.c ---------------------------------------------------------------- */
+
+typedef enum { TK_IDENT, TK_INT, TK_NUM, TK_PUNCT, TK_EOF } TokKind;
+typedef struct {
+  TokKind k;
+  Loc loc;
+  const char *s;                                /* into the source text */
+  int len;
+  double num;
+  int64_t ival;
+} Tok;
+Tok *ir_lex(Comp *c, int *ntok);                /* ends with TK_EOF */
+
+/* ---- parse.c -------------------------------------------------------------- */
+
+bool ir_reserved(const char *s, size_t n);
+Kernel *ir_parse(Comp *c);                      /* text -> source IR, names resolved */
+
+/* ---- typecheck.c ---------------------------------------------------------- */
+
+void ir_typecheck(Comp *c, Kernel *k);
+
+/* ---- flatten.c ------------------------------------------------------------ */
+
+void pass_flatten(Comp *c, Kernel *k);
+
+/* ---- print.c -------------------------------------------------------------- */
+
+void ir_print(FILE *f, const Kernel *k);
+char *ir_print_str(Arena *a, const Kernel *k);
+
+/* ---- pipeline.c ----------------------------------------------------------- */
+
+typedef struct {
+  const char *print_after;                      /* pass name, "all" or NULL */
+  const char *stop_after;
+  FILE *out;
+} PipeOpts;
+extern const char *const ir_pass_names[];       /* NULL-terminated */
+/* Parse, typecheck and run the passes. Returns the kernel or NULL with c->diag set. */
+Kernel *pass_pipeline(Comp *c, const PipeOpts *o);
+/* Front end only: parse + typecheck + flatten (what the golden run executes). */
+Kernel *ir_front(Comp *c);
+
+#endif

@@ -1,0 +1,44 @@
+/* ptoc_main.c — the ptoc command: FILE -> diagnostics, or the IR printed
+ * after the requested pass. Exit 0 ok, 1 usage or kernel error. */
+#include "ptoc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int usage(void) {
+  fputs("usage: ptoc FILE [--print-after=PASS|all] [--stop-after=PASS]\n"
+        "passes: parse flatten\n", stderr);
+  return 1;
+}
+
+static bool known_pass(const char *p, bool all_ok) {
+  if (all_ok && !strcmp(p, "all")) return true;
+  for (int i = 0; ir_pass_names[i]; i++)
+    if (!strcmp(ir_pass_names[i], p)) return true;
+  return false;
+}
+
+int main(int argc, char **argv) {
+  const char *file = NULL;
+  PipeOpts o = {.out = stdout};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strncmp(a, "--print-after=", 14) && known_pass(a + 14, true)) o.print_after = a + 14;
+    else if (!strncmp(a, "--stop-after=", 13) && known_pass(a + 13, false)) o.stop_after = a + 13;
+    else if (a[0] == '-' || file) {
+      fprintf(stderr, "ptoc: unknown or repeated argument '%s'\n", a);
+      return usage();
+    } else file = a;
+  }
+  if (!file) return usage();
+  Comp c = {.A = ir_arena_new()};
+  if (!ir_read_file(c.A, file, &c.src)) {
+    fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);
+    ir_arena_free(c.A);
+    return 1;
+  }
+  Kernel *k = pass_pipeline(&c, &o);
+  if (!k) ir_diag_print(stderr, &c.src, &c.diag);
+  ir_arena_free(c.A);
+  return k ? 0 : 1;
+}

@@ -1,0 +1,520 @@
+/* typecheck.c — source IR -> typed source IR. Enforces the rules of
+ * docs/language.md: arity and argument kinds from ops.def, dtypes, shapes,
+ * spaces, valid shapes, GM windows (exactly, over every loop iteration, using
+ * the affine ranges of the offsets), split_aiv scope and lane values. Sets
+ * Call.ty, Call.perlane and the tile type of every variable.
+ *
+ * Static valid shapes: a variable's valid shape is known when every assignment
+ * to it gives the same constant; this is found by iterating the check until no
+ * variable changes (known values only ever become unknown), and the checks that
+ * depend on it (store windows) run in the final round. */
+#include "ptoc.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  Comp *c;
+  Kernel *k;
+  Var *lane;                                    /* enclosing split_aiv lane var */
+  bool final, changed;
+} T;
+
+#define ERR(loc, code, ...) ir_error(t->c, loc, code, __VA_ARGS__)
+
+static const char *opn(const Call *c) { return ir_ops[c->op].name; }
+static bool isfloat(Dtype d) { return d != DT_I32; }
+static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+static int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
+static int kmin(int a, int b) { return a < 0 || b < 0 ? -1 : imin(a, b); }
+static int kmax(int a, int b) { return a < 0 || b < 0 ? -1 : imax(a, b); }
+
+static Type check_call(T *t, Call *c);
+
+/* Range of a + s*b over every iteration. */
+static void range2(T *t, const Aff *a, const Aff *b, int s, int64_t *lo, int64_t *hi) {
+  int64_t cc = (int64_t)a->c + s * (int64_t)b->c;
+  int64_t ks[2 * IR_MAXT];
+  int vs[2 * IR_MAXT], n = 0;
+  for (int i = 0; i < a->n; i++) vs[n] = a->v[i], ks[n++] = a->k[i];
+  for (int i = 0; i < b->n; i++) {
+    int j = 0;
+    while (j < n && vs[j] != b->v[i]) j++;
+    if (j == n) vs[n] = b->v[i], ks[n++] = 0;
+    ks[j] += s * (int64_t)b->k[i];
+  }
+  int64_t l = cc, h = cc;
+  for (int i = 0; i < n; i++) {
+    const Var *v = t->k->vars[vs[i]];
+    int64_t f = v->kind == VK_LOOP ? v->lo : 0, la = ir_loop_last(v);
+    int64_t x = ks[i] * f, y = ks[i] * la;
+    l += x < y ? x : y;
+    h += x < y ? y : x;
+  }
+  *lo = l;
+  *hi = h;
+}
+
+static bool uses_lane(T *t, const Aff *a) {
+  for (int i = 0; i < a->n; i++) {
+    VarKind k = t->k->vars[a->v[i]]->kind;
+    if (k == VK_LANE || k == VK_SCALAR) return true;
+  }
+  return false;
+}
+
+/* ---- argument access ---------------------------------------------------------- */
+
+static Arg *pos(T *t, Call *c, int i) {
+  Arg *a = ir_pos(c, i);
+  if (!a) ERR(c->loc, E_ARITY, "%s: missing argument %d", opn(c), i + 1);
+  return a;
+}
+
+static Type tile_of(T *t, Call *c, Arg *a, const char *what) {
+  if (a->k == A_CALL) {
+    Type ty = check_call(t, a->call);
+    if (ty.k != TY_TILE) ERR(a->loc, E_ARG, "%s: %s must be a tile, '%s' gives none", opn(c), what, opn(a->call));
+    return ty;
+  }
+  if (a->k != A_VAR || a->var->kind != VK_TILE)
+    ERR(a->loc, E_ARG, "%s: %s must be a tile%s%s", opn(c), what, a->k == A_VAR ? ", not " : "",
+        a->k == A_VAR ? a->var->name : "");
+  Var *v = a->var;
+  ASSERT(v->typed);
+  return (Type){TY_TILE, v->dt, v->sp, v->R, v->C, v->svr, v->svc, v->lane};
+}
+
+static Var *tensor_of(T *t, Call *c, Arg *a, const char *what) {
+  if (a->k != A_VAR || a->var->kind != VK_TENSOR)
+    ERR(a->loc, E_ARG, "%s: %s must be a GM tensor parameter", opn(c), what);
+  return a->var;
+}
+
+static void index_arg(T *t, Call *c, Arg *a, const char *what) {
+  if (a->k != A_IDX) ERR(a->loc, E_ARG, "%s: %s must be an index pair [r, c]", opn(c), what);
+}
+
+static void shape_arg(T *t, Call *c, Arg *a, int *R, int *C) {
+  index_arg(t, c, a, "the shape");
+  for (int d = 0; d < 2; d++) {
+    if (!ir_aff_const(&a->ix[d])) ERR(a->loc, E_ARG, "%s: tile shapes must be constant", opn(c));
+    if (a->ix[d].c < 1 || a->ix[d].c > IR_MAXDIM)
+      ERR(a->loc, E_DIM, "%s: tile dimension %d outside 1..%d", opn(c), a->ix[d].c, IR_MAXDIM);
+  }
+  *R = a->ix[0].c;
+  *C = a->ix[1].c;
+}
+
+static int int_kw(T *t, Call *c, Kw kw, int dflt, int lo, int hi, bool required) {
+  Arg *a = ir_kwarg(c, kw);
+  if (!a) {
+    if (required) ERR(c->loc, E_ARG, "%s: missing keyword argument '%s'", opn(c), ir_kw_name(kw));
+    return dflt;
+  }
+  if (a->k != A_NUM || !a->isint) ERR(a->loc, E_ARG, "%s: '%s' takes an integer", opn(c), ir_kw_name(kw));
+  if (a->num < lo || a->num > hi) ERR(a->loc, E_RANGE, "%s: '%s' must be in %d..%d", opn(c), ir_kw_name(kw), lo, hi);
+  return (int)a->num;
+}
+
+static Space space_kw(T *t, Call *c) {
+  Arg *a = ir_kwarg(c, KW_SPACE);
+  if (!a) return SP_VEC;
+  if (a->k != A_SPACE || (a->e != SP_VEC && a->e != SP_MAT))
+    ERR(a->loc, E_SPACE, "%s: space must be vec or mat", opn(c));
+  return (Space)a->e;
+}
+
+static Mode mode_arg(T *t, Call *c, Arg *a) {
+  if (a->k != A_MODE || a->e == MODE_NONE) ERR(a->loc, E_ARG, "%s: expected up_down or left_right", opn(c));
+  return (Mode)a->e;
+}
+
+static void same_dtype(T *t, Call *c, Loc l, Type a, Type b) {
+  if (a.dt != b.dt)
+    ERR(l, E_TYPE, "%s: operands have dtypes %s and %s", opn(c), ir_dtype_name(a.dt), ir_dtype_name(b.dt));
+}
+static void need_float(T *t, Call *c, Loc l, Type a) {
+  if (!isfloat(a.dt)) ERR(l, E_TYPE, "%s is not defined for %s", opn(c), ir_dtype_name(a.dt));
+}
+
+/* A GM window [off, off+ext) on each dim must lie inside tensor T. ext is an
+ * affine expression (valid extents), or a constant. */
+static void gm_window(T *t, Call *c, Loc l, Var *T_, const Aff off[2], const Aff ext[2]) {
+  for (int d = 0; d < 2; d++) {
+    int64_t lo, hi, elo, ehi, slo, shi;
+    ir_aff_range(t->k, &off[d], &lo, &hi);
+    ir_aff_range(t->k, &ext[d], &elo, &ehi);
+    if (ehi <= 0) continue;                     /* never writes on this dim */
+    range2(t, &off[d], &ext[d], 1, &slo, &shi);
+    if (lo < 0 || shi > T_->dim[d])
+      ERR(l, E_BOUNDS, "%s: window on dim %d reaches [%lld, %lld) but '%s' has %d %s", opn(c), d, (long long)lo,
+          (long long)shi, T_->name, T_->dim[d], d ? "columns" : "rows");
+  }
+}
+
+static void tile_window(T *t, Call *c, Loc l, const Aff off[2], const int ext[2], int R, int C, const char *what) {
+  int dim[2] = {R, C};
+  for (int d = 0; d < 2; d++) {
+    int64_t lo, hi;
+    ir_aff_range(t->k, &off[d], &lo, &hi);
+    if (lo < 0 || hi + ext[d] > dim[d])
+      ERR(l, E_WINDOW, "%s: window [%lld, %lld) on dim %d is past the %s's %d", opn(c), (long long)lo,
+          (long long)(hi + ext[d]), d, what, dim[d]);
+  }
+}
+
+static Aff cst(int x) { return (Aff){.c = x}; }
+
+/* ---- one call ------------------------------------------------------------------ */
+
+static Type check_call(T *t, Call *c) {
+  const OpInfo *oi = &ir_ops[c->op];
+  int np = ir_npos(c);
+  if (np < oi->min_pos || np > oi->max_pos)
+    ERR(c->loc, E_ARITY, "%s takes %d argument%s, got %d", oi->name, oi->max_pos, oi->max_pos == 1 ? "" : "s", np);
+  for (int i = 0; i < c->nargs; i++)
+    if (c->args[i].kw && !(oi->kwmask & (1u << c->args[i].kw)))
+      ERR(c->args[i].loc, E_ARG, "%s does not take keyword '%s'", oi->name, ir_kw_name(c->args[i].kw));
+  Type r = {TY_TILE, DT_F32, SP_VEC, 0, 0, -1, -1, false};
+  Type a, b;
+  Var *g;
+  bool lane_ok = false;                         /* may this call read lane values? */
+  switch (oi->kind) {
+  case K_LOAD: {
+    g = tensor_of(t, c, pos(t, c, 0), "the source");
+    if (g->dir == DIR_OUT) ERR(c->args[0].loc, E_DIR, "load from 'out' tensor '%s' (declare it inout)", g->name);
+    Arg *o = pos(t, c, 1);
+    index_arg(t, c, o, "the offset");
+    shape_arg(t, c, pos(t, c, 2), &r.R, &r.C);
+    r.dt = g->dt;
+    r.sp = space_kw(t, c);
+    Aff ext[2] = {cst(r.R), cst(r.C)};
+    Arg *v = ir_kwarg(c, KW_VALID);
+    if (v) {
+      index_arg(t, c, v, "valid");
+      for (int d = 0; d < 2; d++) {
+        int64_t lo, hi;
+        ir_aff_range(t->k, &v->ix[d], &lo, &hi);
+        if (lo < 0 || hi > (d ? r.C : r.R))
+          ERR(v->loc, E_VALID, "load: valid extent on dim %d ranges over [%lld, %lld], outside 0..%d", d,
+              (long long)lo, (long long)hi, d ? r.C : r.R);
+        ext[d] = v->ix[d];
+      }
+    }
+    r.vr = ir_aff_const(&ext[0]) ? ext[0].c : -1;
+    r.vc = ir_aff_const(&ext[1]) ? ext[1].c : -1;
+    gm_window(t, c, o->loc, g, o->ix, ext);
+    break;
+  }
+  case K_STORE: {
+    g = tensor_of(t, c, pos(t, c, 0), "the destination");
+    if (g->dir == DIR_IN) ERR(c->args[0].loc, E_DIR, "store to 'in' tensor '%s' (declare it out or inout)", g->name);
+    Arg *o = pos(t, c, 1);
+    index_arg(t, c, o, "the offset");
+    a = tile_of(t, c, pos(t, c, 2), "the stored value");
+    if (a.dt != g->dt)
+      ERR(c->args[2].loc, E_TYPE, "store: tile is %s but '%s' is %s", ir_dtype_name(a.dt), g->name, ir_dtype_name(g->dt));
+    if (t->final && a.vr >= 0 && a.vc >= 0) {
+      Aff ext[2] = {cst(a.vr), cst(a.vc)};
+      gm_window(t, c, o->loc, g, o->ix, ext);
+    } else if (t->final) {
+      for (int d = 0; d < 2; d++) {
+        int64_t lo, hi;
+        ir_aff_range(t->k, &o->ix[d], &lo, &hi);
+        if (lo < 0 || hi >= g->dim[d])
+          ERR(o->loc, E_BOUNDS, "store: offset on dim %d ranges over [%lld, %lld], outside '%s'", d, (long long)lo,
+              (long long)hi, g->name);
+      }
+    }
+    r = (Type){TY_NONE, a.dt, a.sp, 0, 0, 0, 0, false};
+    c->perlane = a.lane;
+    lane_ok = a.lane;
+    break;
+  }
+  case K_GATHER: {
+    g = tensor_of(t, c, pos(t, c, 0), "the source");
+    Var *ix = tensor_of(t, c, pos(t, c, 1), "the index table");
+    Var *tb = tensor_of(t, c, pos(t, c, 2), "the page table");
+    if (g->dir == DIR_OUT) ERR(c->args[0].loc, E_DIR, "paged_gather from 'out' tensor '%s'", g->name);
+    for (int i = 1; i < 3; i++) {
+      Var *x = i == 1 ? ix : tb;
+      if (x->dt != DT_I32 || x->rank != 1)
+        ERR(c->args[i].loc, E_TYPE, "paged_gather: '%s' must be a 1-D i32 table", x->name);
+      if (x->dir == DIR_OUT) ERR(c->args[i].loc, E_DIR, "paged_gather: table '%s' is an 'out' tensor", x->name);
+    }
+    int bs = int_kw(t, c, KW_BLOCK_SIZE, 0, 1, IR_MAXGM, true);
+    int sz = int_kw(t, c, KW_SIZE, 0, 1, IR_MAXDIM, true);
+    int mi = int_kw(t, c, KW_MAX_INDICES, 0, 1, IR_MAXDIM, true);
+    int co = int_kw(t, c, KW_COL_OFF, 0, 0, IR_MAXGM, false);
+    (void)bs;
+    if (co + sz > g->dim[1])
+      ERR(c->loc, E_BOUNDS, "paged_gather: columns [%d, %d) are past '%s' with %d columns", co, co + sz, g->name,
+          g->dim[1]);
+    if (ix->dim[1] > mi)
+      ERR(c->args[1].loc, E_SHAPE, "paged_gather: '%s' holds %d indices, more than max_indices=%d", ix->name,
+          ix->dim[1], mi);
+    r.dt = g->dt;
+    r.sp = space_kw(t, c);
+    r.R = mi;
+    r.C = sz;
+    r.vr = ix->dim[1];
+    r.vc = sz;
+    break;
+  }
+  case K_SLICE: {
+    a = tile_of(t, c, pos(t, c, 0), "the sliced tile");
+    Arg *o = pos(t, c, 1);
+    index_arg(t, c, o, "the offset");
+    shape_arg(t, c, pos(t, c, 2), &r.R, &r.C);
+    int ext[2] = {r.R, r.C};
+    tile_window(t, c, o->loc, o->ix, ext, a.R, a.C, "tile");
+    r.dt = a.dt;
+    r.sp = a.sp;
+    int av[2] = {a.vr, a.vc}, rv[2];
+    for (int d = 0; d < 2; d++)
+      rv[d] = av[d] < 0 || !ir_aff_const(&o->ix[d]) ? -1 : imin(ext[d], clampi(av[d] - o->ix[d].c, 0, ext[d]));
+    r.vr = rv[0];
+    r.vc = rv[1];
+    break;
+  }
+  case K_ASSEMBLE: {
+    a = tile_of(t, c, pos(t, c, 0), "the destination tile");
+    b = tile_of(t, c, pos(t, c, 1), "the source tile");
+    same_dtype(t, c, c->args[1].loc, a, b);
+    Arg *o = pos(t, c, 2);
+    index_arg(t, c, o, "the offset");
+    int ext[2] = {b.R, b.C};
+    tile_window(t, c, o->loc, o->ix, ext, a.R, a.C, "destination tile");
+    r = a;
+    r.sp = SP_VEC;
+    r.vr = ir_aff_const(&o->ix[0]) && b.vr >= 0 ? kmax(a.vr, o->ix[0].c + b.vr) : -1;
+    r.vc = ir_aff_const(&o->ix[1]) && b.vc >= 0 ? kmax(a.vc, o->ix[1].c + b.vc) : -1;
+    break;
+  }
+  case K_FULL: {
+    shape_arg(t, c, pos(t, c, 0), &r.R, &r.C);
+    Arg *v = pos(t, c, 1), *d = pos(t, c, 2);
+    if (v->k != A_NUM) ERR(v->loc, E_ARG, "full: the value must be a number");
+    if (d->k != A_DTYPE) ERR(d->loc, E_ARG, "full: the last argument must be a dtype");
+    r.dt = (Dtype)d->e;
+    if (r.dt == DT_I32 && (!v->isint || fabs(v->num) > 2147483647.0))
+      ERR(v->loc, E_TYPE, "full: an i32 tile needs an integer value");
+    r.vr = r.R;
+    r.vc = r.C;
+    break;
+  }
+  case K_BIN:
+    a = tile_of(t, c, pos(t, c, 0), "the first operand");
+    b = tile_of(t, c, pos(t, c, 1), "the second operand");
+    same_dtype(t, c, c->args[1].loc, a, b);
+    if (a.R != b.R || a.C != b.C)
+      ERR(c->args[1].loc, E_SHAPE, "%s: shapes [%d,%d] and [%d,%d] differ", opn(c), a.R, a.C, b.R, b.C);
+    if (c->op == OP_div) need_float(t, c, c->loc, a);
+    r = a;
+    r.vr = kmin(a.vr, b.vr);
+    r.vc = kmin(a.vc, b.vc);
+    break;
+  case K_BINS: {
+    a = tile_of(t, c, pos(t, c, 0), "the tile operand");
+    Arg *s = pos(t, c, 1);
+    if (s->k != A_NUM) ERR(s->loc, E_ARG, "%s: the second operand must be a number", opn(c));
+    if (c->op == OP_divs) need_float(t, c, c->loc, a);
+    if (a.dt == DT_I32 && (!s->isint || fabs(s->num) > 2147483647.0))
+      ERR(s->loc, E_TYPE, "%s: an i32 tile needs an integer scalar", opn(c));
+    r = a;
+    break;
+  }
+  case K_UN:
+    a = tile_of(t, c, pos(t, c, 0), "the operand");
+    if (c->op == OP_exp || c->op == OP_sqrt || c->op == OP_recip) need_float(t, c, c->loc, a);
+    r = a;
+    break;
+  case K_CAST: {
+    a = tile_of(t, c, pos(t, c, 0), "the operand");
+    Arg *d = pos(t, c, 1);
+    if (d->k != A_DTYPE) ERR(d->loc, E_ARG, "cast: the second argument must be a dtype");
+    r = a;
+    r.dt = (Dtype)d->e;
+    break;
+  }
+  case K_RRED:
+  case K_CRED: {
+    a = tile_of(t, c, pos(t, c, 0), "the operand");
+    r = a;
+    bool row = oi->kind == K_RRED;
+    if (row) r.C = 1, r.vc = a.vc < 0 ? -1 : a.vc ? 1 : 0, r.vr = a.vc == 0 ? 0 : a.vr;
+    else r.R = 1, r.vr = a.vr < 0 ? -1 : a.vr ? 1 : 0, r.vc = a.vr == 0 ? 0 : a.vc;
+    if (row && a.vc < 0) r.vr = -1;
+    if (!row && a.vr < 0) r.vc = -1;
+    break;
+  }
+  case K_REXP:
+  case K_CEXP: {
+    a = tile_of(t, c, pos(t, c, 0), "the tile operand");
+    b = tile_of(t, c, pos(t, c, 1), "the expanded operand");
+    same_dtype(t, c, c->args[1].loc, a, b);
+    bool row = oi->kind == K_REXP;
+    if (row ? (b.R != a.R || b.C != 1) : (b.C != a.C || b.R != 1))
+      ERR(c->args[1].loc, E_SHAPE, "%s: expanded operand is [%d,%d], expected [%d,%d]", opn(c), b.R, b.C,
+          row ? a.R : 1, row ? 1 : a.C);
+    if (c->op == OP_row_expand_div || c->op == OP_col_expand_div) need_float(t, c, c->loc, a);
+    r = a;
+    break;
+  }
+  case K_MATMUL: {
+    int base = c->op == OP_matmul_acc;
+    a = tile_of(t, c, pos(t, c, base), "the left operand");
+    b = tile_of(t, c, pos(t, c, base + 1), "the right operand");
+    same_dtype(t, c, c->args[base + 1].loc, a, b);
+    int tb = int_kw(t, c, KW_TRANS_B, 0, 0, 1, false);
+    int bk = tb ? b.C : b.R, bn = tb ? b.R : b.C;
+    if (a.C != bk)
+      ERR(c->args[base + 1].loc, E_SHAPE, "%s: inner dimensions differ: [%d,%d] x [%d,%d]%s", opn(c), a.R, a.C, b.R,
+          b.C, tb ? " transposed" : "");
+    r.dt = a.dt == DT_I32 ? DT_I32 : DT_F32;
+    r.sp = SP_ACC;
+    r.R = a.R;
+    r.C = bn;
+    r.vr = a.vr;
+    r.vc = tb ? b.vr : b.vc;
+    if (base) {
+      Type acc = tile_of(t, c, pos(t, c, 0), "the accumulator");
+      if (acc.sp != SP_ACC) ERR(c->args[0].loc, E_SPACE, "matmul_acc: the accumulator must be an acc tile (a matmul result)");
+      if (acc.dt != r.dt)
+        ERR(c->args[0].loc, E_TYPE, "matmul_acc: accumulator is %s, the product is %s", ir_dtype_name(acc.dt),
+            ir_dtype_name(r.dt));
+      if (acc.R != r.R || acc.C != r.C)
+        ERR(c->args[0].loc, E_SHAPE, "matmul_acc: accumulator is [%d,%d], the product is [%d,%d]", acc.R, acc.C, r.R,
+            r.C);
+    }
+    break;
+  }
+  case K_SHARD: {
+    if (!t->lane) ERR(c->loc, E_SCOPE, "aiv_shard is only defined inside split_aiv");
+    Arg *x = pos(t, c, 0);
+    a = tile_of(t, c, x, "the operand");
+    if (a.lane) ERR(x->loc, E_LANE, "aiv_shard: operand is already a lane value");
+    Mode m = mode_arg(t, c, pos(t, c, 1));
+    r = a;
+    r.sp = SP_VEC;
+    int *e = m == MODE_UD ? &r.R : &r.C, *v = m == MODE_UD ? &r.vr : &r.vc;
+    int S = (*e + 1) / 2;
+    int v0 = *v < 0 ? -1 : clampi(*v, 0, S), v1 = *v < 0 ? -1 : clampi(*v - S, 0, S);
+    *e = S;
+    *v = v0 == v1 ? v0 : -1;
+    break;
+  }
+  case K_JOIN: {
+    if (!t->lane) ERR(c->loc, E_SCOPE, "aic_gather is only defined inside split_aiv");
+    Arg *x = pos(t, c, 0);
+    a = tile_of(t, c, x, "the operand");
+    if (!a.lane) ERR(x->loc, E_LANE, "aic_gather: operand must be a lane value (made inside this split_aiv)");
+    Mode m = mode_arg(t, c, pos(t, c, 1));
+    r = a;
+    r.sp = SP_MAT;
+    int *e = m == MODE_UD ? &r.R : &r.C;
+    *e *= 2;
+    if (*e > IR_MAXDIM) ERR(c->loc, E_DIM, "aic_gather: joined tile has dimension %d, more than %d", *e, IR_MAXDIM);
+    r.vr = r.vc = -1;
+    lane_ok = true;
+    break;
+  }
+  case K_LANEIDX:
+    if (!t->lane) ERR(c->loc, E_SCOPE, "subblock_idx() is only defined inside split_aiv");
+    r = (Type){TY_SCALAR, DT_I32, SP_NONE, 1, 1, 1, 1, false};
+    break;
+  default:
+    die("typecheck: op kind %d", oi->kind);
+  }
+  if (oi->kind != K_STORE) {
+    c->perlane = t->lane && r.k == TY_TILE && r.sp == SP_VEC;
+    lane_ok = lane_ok || c->perlane;
+  }
+  r.lane = c->perlane && r.k == TY_TILE;
+  /* Only a per-lane statement may read lane values or the lane variable. */
+  for (int i = 0; i < c->nargs; i++) {
+    Arg *x = &c->args[i];
+    bool bad = (x->k == A_VAR && x->var->kind == VK_TILE && x->var->lane) ||
+               (x->k == A_CALL && x->call->ty.lane) ||
+               (x->k == A_IDX && (uses_lane(t, &x->ix[0]) || uses_lane(t, &x->ix[1])));
+    if (bad && !lane_ok)
+      ERR(x->loc, E_LANE, "%s runs once on the %s and cannot use a lane value or the lane variable", opn(c),
+          oi->kind == K_STORE || r.sp == SP_VEC ? "vector side" : "cube");
+  }
+  c->ty = r;
+  return r;
+}
+
+/* ---- statements ------------------------------------------------------------------ */
+
+static void assign(T *t, Stmt *s, Type ty) {
+  Var *v = s->dst;
+  if (v->kind == VK_SCALAR) {
+    if (ty.k != TY_SCALAR) ERR(s->loc, E_REDEF, "'%s' holds a lane index", v->name);
+    return;
+  }
+  if (ty.k != TY_TILE) ERR(s->rhs.loc, E_ARG, "'%s' has no result to assign", opn(s->rhs.call));
+  if (!v->typed) {
+    v->typed = true;
+    v->dt = ty.dt;
+    v->sp = ty.sp;
+    v->R = ty.R;
+    v->C = ty.C;
+    v->lane = ty.lane;
+    v->svr = ty.vr;
+    v->svc = ty.vc;
+    return;
+  }
+  if (v->dt != ty.dt || v->sp != ty.sp || v->R != ty.R || v->C != ty.C)
+    ERR(s->loc, E_REDEF, "'%s' was %s %s [%d,%d], reassigned as %s %s [%d,%d]", v->name, ir_dtype_name(v->dt),
+        ir_space_name(v->sp), v->R, v->C, ir_dtype_name(ty.dt), ir_space_name(ty.sp), ty.R, ty.C);
+  if (v->lane != ty.lane)
+    ERR(s->loc, E_LANE, "'%s' is %s lane value; it cannot be reassigned %s inside split_aiv", v->name,
+        v->lane ? "a" : "not a", v->lane ? "a shared value" : "a lane value");
+  if (v->svr != ty.vr && v->svr != -1) v->svr = -1, t->changed = true;
+  if (v->svc != ty.vc && v->svc != -1) v->svc = -1, t->changed = true;
+}
+
+static void check_body(T *t, Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    Stmt *s = b->v[i];
+    switch (s->k) {
+    case S_FOR:
+      check_body(t, &s->body);
+      break;
+    case S_SPLIT: {
+      Var *saved = t->lane;
+      t->lane = s->iv;
+      check_body(t, &s->body);
+      t->lane = saved;
+      break;
+    }
+    case S_OP:
+      if (s->rhs.k == A_VAR) {
+        Var *v = s->rhs.var;
+        if (v->kind != VK_TILE) ERR(s->rhs.loc, E_ARG, "only tiles can be copied, '%s' is not a tile", v->name);
+        assign(t, s, (Type){TY_TILE, v->dt, v->sp, v->R, v->C, v->svr, v->svc, v->lane});
+        break;
+      }
+      Type ty = check_call(t, s->rhs.call);
+      if (!s->dst && s->rhs.call->op != OP_store)
+        ERR(s->loc, E_ARG, "the result of %s must be assigned to a name", opn(s->rhs.call));
+      if (s->dst) assign(t, s, ty);
+      break;
+    }
+  }
+}
+
+void ir_typecheck(Comp *c, Kernel *k) {
+  T t = {.c = c, .k = k};
+  for (int round = 0;; round++) {
+    ASSERT(round <= k->nvars + 1);
+    t.changed = false;
+    check_body(&t, &k->body);
+    if (!t.changed) break;
+  }
+  t.final = true;
+  check_body(&t, &k->body);
+}

@@ -1,0 +1,141 @@
+/* util.c — arenas, internal-invariant aborts, diagnostics and file reading.
+ * Consumes nothing of the IR; everything else in libptoc allocates through
+ * an Arena owned by one compilation and freed in one call. */
+#include "ptoc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Chunk {
+  struct Chunk *next;
+  size_t used, cap;
+  _Alignas(16) unsigned char mem[];
+} Chunk;
+
+struct Arena {
+  Chunk *head;
+};
+
+Arena *ir_arena_new(void) {
+  Arena *a = calloc(1, sizeof *a);
+  if (!a) die("out of memory");
+  return a;
+}
+
+void ir_arena_free(Arena *a) {
+  if (!a) return;
+  for (Chunk *c = a->head, *n; c; c = n) {
+    n = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void *ir_alloc(Arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  Chunk *c = a->head;
+  if (!c || c->cap - c->used < n) {
+    size_t cap = n > 65536 - sizeof(Chunk) ? n : 65536 - sizeof(Chunk);
+    c = malloc(sizeof(Chunk) + cap);
+    if (!c) die("out of memory (%zu bytes)", n);
+    c->next = a->head;
+    c->used = 0;
+    c->cap = cap;
+    a->head = c;
+  }
+  void *p = c->mem + c->used;
+  c->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *ir_strndup(Arena *a, const char *s, size_t n) {
+  char *p = ir_alloc(a, n + 1);
+  memcpy(p, s, n);
+  return p;
+}
+
+char *ir_fmt(Arena *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = ir_alloc(a, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+_Noreturn void ir_die(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "%s:%d: internal error: ", file, line);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  abort();
+}
+
+static const struct {
+  const char *name;
+  DiagCat cat;
+} diags[] = {
+#define D(e, s, c, m) {s, c},
+#include "diag.def"
+#undef D
+};
+
+const char *ir_diag_name(DiagCode d) { return d < D_N ? diags[d].name : "E-?"; }
+DiagCat ir_diag_cat(DiagCode d) { return d < D_N ? diags[d].cat : CAT_INTERNAL; }
+const char *ir_cat_name(DiagCat c) {
+  return c == CAT_USER ? "user" : c == CAT_UNSUPPORTED ? "unsupported" : "internal";
+}
+
+_Noreturn void ir_error(Comp *c, Loc loc, DiagCode code, const char *fmt, ...) {
+  va_list ap;
+  c->diag.set = true;
+  c->diag.code = code;
+  c->diag.loc = loc;
+  va_start(ap, fmt);
+  vsnprintf(c->diag.msg, sizeof c->diag.msg, fmt, ap);
+  va_end(ap);
+  if (!c->jb) die("diagnostic with nowhere to go: %s", c->diag.msg);
+  longjmp(*c->jb, 1);
+}
+
+void ir_diag_print(FILE *f, const Src *src, const Diag *d) {
+  fprintf(f, "%s:%d:%d: error[%s]: %s [%s]\n", src->name, d->loc.line, d->loc.col,
+          ir_diag_name(d->code), d->msg, ir_cat_name(ir_diag_cat(d->code)));
+  if (d->loc.line <= 0 || (size_t)d->loc.off > src->len) return;
+  const char *b = src->text + d->loc.off, *e = b;
+  while (b > src->text && b[-1] != '\n') b--;
+  while (e < src->text + src->len && *e != '\n') e++;
+  fprintf(f, "  %.*s\n  ", (int)(e - b), b);
+  for (const char *p = b; p < src->text + d->loc.off; p++) fputc(*p == '\t' ? '\t' : ' ', f);
+  fputs("^\n", f);
+}
+
+bool ir_read_file(Arena *a, const char *path, Src *out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  if (!buf) die("out of memory");
+  for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+    n += r;
+    if (n == cap) {
+      cap *= 2;
+      buf = realloc(buf, cap);
+      if (!buf) die("out of memory");
+    }
+  }
+  bool ok = !ferror(f);
+  fclose(f);
+  out->name = ir_strndup(a, path, strlen(path));
+  out->text = ir_strndup(a, buf, n);
+  out->len = n;
+  free(buf);
+  return ok;
+}

@@ -1,0 +1,19 @@
+#!/bin/sh
+# deps.sh — install the Debian packages ptofuzz needs that are missing.
+# Quiet when nothing is missing. Needs root and apt to install anything.
+set -eu
+need="cmake clang libclang-rt-14-dev libsqlite3-dev sqlite3 afl++ perl make gcc"
+missing=""
+for p in $need; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "deps.sh: missing packages:$missing (run as root on Debian to install them)" >&2
+  exit 1
+fi
+echo "deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,48 @@
+/* f16.c — conversions between IEEE single and half precision. Consumes f32
+ * values, produces f16 bit patterns (round to nearest, ties to even; overflow
+ * to infinity; subnormals kept; NaN payload's top bits kept) and back. */
+#include "sim.h"
+
+#include <string.h>
+
+uint16_t sim_f32_to_f16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u, ex = (x >> 23) & 0xffu, man = x & 0x7fffffu;
+  if (ex == 0xff) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
+  int e = (int)ex - 127 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10) return (uint16_t)sign;
+    man |= 0x800000u;
+    int shift = 14 - e;
+    uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;   /* a carry may reach infinity: correct */
+  return (uint16_t)(sign | h);
+}
+
+float sim_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, man = h & 0x3ffu, x;
+  if (ex == 0) {
+    if (!man) {
+      x = sign;
+    } else {
+      int e = 0;
+      while (!(man & 0x400u)) man <<= 1, e++;
+      x = sign | ((uint32_t)(113 - e) << 23) | ((man & 0x3ffu) << 13);
+    }
+  } else if (ex == 31) {
+    x = sign | 0x7f800000u | (man << 13);
+  } else {
+    x = sign | ((ex + 112) << 23) | (man << 13);
+  }
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+float sim_round_f16(float f) { return sim_f16_to_f32(sim_f32_to_f16(f)); }

@@ -1,0 +1,669 @@
+/* interp.c — the golden interpreter. Consumes flat, typed source IR (after
+ * flatten) and produces the GM tensors of one reference run: statements in
+ * order on one machine, split_aiv bodies in lockstep (a per-lane statement
+ * runs for lane 0, then lane 1), every tile element carrying a defined bit,
+ * outputs canary-filled, inputs drawn from the seed. Runtime errors carry a
+ * stable R-* code and the statement's location. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  Tile t[2][2];                                 /* [lane][buffer] */
+  int cur[2];                                   /* which buffer holds the value, -1: none */
+} Slot;
+
+struct Sim {
+  Arena *A;
+  const Kernel *k;
+  Gm *gm;                                       /* by var id (tensors) */
+  Slot *slot;                                   /* by var id (tiles) */
+  int64_t *ival;                                /* by var id (loop variables) */
+  int lane;                                     /* lane of the statement running */
+  uint64_t steps, max_steps;
+  Diag err;
+  jmp_buf jb;
+};
+
+#define RTERR(S_, L_, C_, ...)                                     \
+  do {                                                             \
+    (S_)->err.set = true;                                          \
+    (S_)->err.code = (C_);                                         \
+    (S_)->err.loc = (L_);                                          \
+    snprintf((S_)->err.msg, sizeof (S_)->err.msg, __VA_ARGS__);    \
+    longjmp((S_)->jb, 1);                                          \
+  } while (0)
+
+uint64_t sim_rand(uint64_t *st) {
+  uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* ---- GM tensors ------------------------------------------------------------------ */
+
+uint32_t sim_gm_bits(const Gm *g, int r, int c) {
+  size_t i = (size_t)r * g->cols + c;
+  if (g->v->dt == DT_F16) {
+    uint16_t h;
+    memcpy(&h, g->bytes + 2 * i, 2);
+    return h;
+  }
+  uint32_t x;
+  memcpy(&x, g->bytes + 4 * i, 4);
+  return x;
+}
+
+Elem sim_gm_get(const Gm *g, int r, int c) {
+  uint32_t b = sim_gm_bits(g, r, c);
+  Elem e;
+  if (g->v->dt == DT_F16) e.f = sim_f16_to_f32((uint16_t)b);
+  else memcpy(&e, &b, 4);
+  return e;
+}
+
+static void gm_set(Gm *g, int r, int c, Elem e) {
+  size_t i = (size_t)r * g->cols + c;
+  if (g->v->dt == DT_F16) {
+    uint16_t h = sim_f32_to_f16(e.f);
+    memcpy(g->bytes + 2 * i, &h, 2);
+  } else {
+    memcpy(g->bytes + 4 * i, &e, 4);
+  }
+}
+
+static void gm_init(Sim *s, Gm *g, uint64_t *rng) {
+  const Var *v = g->v;
+  g->rows = v->dim[0];
+  g->cols = v->dim[1];
+  size_t n = (size_t)g->rows * g->cols;
+  g->bytes = ir_alloc(s->A, n * (size_t)ir_dtype_bytes(v->dt));
+  for (size_t i = 0; i < n; i++) {
+    Elem e;
+    int r = (int)(i / (size_t)g->cols), c = (int)(i % (size_t)g->cols);
+    if (v->dir == DIR_OUT) {
+      if (v->dt == DT_F16) {
+        uint16_t h = SIM_CANARY_F16;
+        memcpy(g->bytes + 2 * i, &h, 2);
+        continue;
+      }
+      e.i = v->dt == DT_F32 ? (int32_t)SIM_CANARY_F32 : (int32_t)SIM_CANARY_I32;
+    } else if (v->init) {
+      if (v->dt == DT_I32) e.i = (int32_t)v->init[i];
+      else e.f = (float)v->init[i];
+    } else {
+      uint64_t x = sim_rand(rng);
+      if (v->dt == DT_I32) e.i = (int32_t)(x % 9) - 4;
+      else e.f = (float)((int)(x % 65) - 32) / 16.0f;
+    }
+    gm_set(g, r, c, e);
+  }
+}
+
+Sim *sim_new(const Kernel *k, const SimOpts *o) {
+  Arena *A = ir_arena_new();
+  Sim *s = ir_alloc(A, sizeof *s);
+  s->A = A;
+  s->k = k;
+  s->max_steps = o && o->max_steps ? o->max_steps : 400000000ull;
+  s->gm = ir_alloc(A, (size_t)k->nvars * sizeof *s->gm);
+  s->slot = ir_alloc(A, (size_t)k->nvars * sizeof *s->slot);
+  s->ival = ir_alloc(A, (size_t)k->nvars * sizeof *s->ival);
+  uint64_t rng = (o ? o->seed : 0) * 0x2545F4914F6CDD1Dull + 1;
+  for (int i = 0; i < k->nvars; i++) s->slot[i].cur[0] = s->slot[i].cur[1] = -1;
+  for (int i = 0; i < k->np; i++) {
+    s->gm[k->params[i]->id].v = k->params[i];
+    gm_init(s, &s->gm[k->params[i]->id], &rng);
+  }
+  return s;
+}
+
+void sim_free(Sim *s) {
+  if (s) ir_arena_free(s->A);
+}
+const Diag *sim_diag(const Sim *s) { return &s->err; }
+Gm *sim_gm(Sim *s, const Var *v) { return &s->gm[v->id]; }
+
+uint64_t sim_digest(const Gm *g) {
+  size_t n = (size_t)g->rows * g->cols * (size_t)ir_dtype_bytes(g->v->dt);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ g->bytes[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* ---- tiles ------------------------------------------------------------------------ */
+
+static int lane_of(Sim *s, const Var *v) { return v->lane ? s->lane : 0; }
+
+static Tile *value(Sim *s, const Arg *a) {
+  if (a->k != A_VAR || a->var->kind != VK_TILE) die("interp: expected a flat tile operand");
+  Slot *sl = &s->slot[a->var->id];
+  int L = lane_of(s, a->var);
+  if (sl->cur[L] < 0) die("interp: '%s' read before it was assigned", a->var->name);
+  return &sl->t[L][sl->cur[L]];
+}
+
+/* The buffer a new value of v is computed into (not the one holding v). */
+static Tile *fresh(Sim *s, const Var *v) {
+  Slot *sl = &s->slot[v->id];
+  int L = lane_of(s, v), b = sl->cur[L] == 0 ? 1 : 0;
+  Tile *t = &sl->t[L][b];
+  if (!t->d) {
+    size_t n = (size_t)v->R * v->C;
+    t->d = ir_alloc(s->A, n * sizeof *t->d);
+    t->def = ir_alloc(s->A, n);
+  }
+  t->dt = v->dt;
+  t->R = v->R;
+  t->C = v->C;
+  return t;
+}
+
+static void commit(Sim *s, const Var *v, Tile *t) {
+  Slot *sl = &s->slot[v->id];
+  int L = lane_of(s, v);
+  sl->cur[L] = (int)(t - sl->t[L]);
+}
+
+static int64_t ieval(Sim *s, const Aff *a) {
+  int64_t x = a->c;
+  for (int i = 0; i < a->n; i++) {
+    const Var *v = s->k->vars[a->v[i]];
+    int64_t val = v->kind == VK_LOOP ? s->ival[v->id] : s->lane;
+    x += (int64_t)a->k[i] * val;
+  }
+  return x;
+}
+
+static int clampi(int64_t x, int64_t lo, int64_t hi) { return (int)(x < lo ? lo : x > hi ? hi : x); }
+static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+static float rnd(Dtype dt, float x) { return dt == DT_F16 ? sim_round_f16(x) : x; }
+
+/* Clear the defined bits outside the valid region. */
+static void mask(Tile *t) {
+  for (int i = 0; i < t->R; i++)
+    for (int j = 0; j < t->C; j++)
+      if (i >= t->vr || j >= t->vc) t->def[i * t->C + j] = 0;
+}
+
+static void steps(Sim *s, const Call *c, uint64_t n) {
+  s->steps += n;
+  if (s->steps > s->max_steps)
+    RTERR(s, c->loc, R_STEPS, "step budget of %llu element operations exhausted", (unsigned long long)s->max_steps);
+}
+
+/* ---- scalar semantics ---------------------------------------------------------------- */
+
+static float fmaxnan(float a, float b) { return isnan(a) ? a : isnan(b) ? b : a > b ? a : b; }
+static float fminnan(float a, float b) { return isnan(a) ? a : isnan(b) ? b : a < b ? a : b; }
+
+/* a op b for the binary family of op (tile/tile, tile/scalar, expand). */
+static Elem binop(Op op, Dtype dt, Elem a, Elem b) {
+  Elem r;
+  if (dt == DT_I32) {
+    uint32_t x = (uint32_t)a.i, y = (uint32_t)b.i;
+    switch (op) {
+    case OP_add: case OP_adds: case OP_row_expand_add: case OP_col_expand_add: r.i = (int32_t)(x + y); break;
+    case OP_sub: case OP_subs: case OP_row_expand_sub: case OP_col_expand_sub: r.i = (int32_t)(x - y); break;
+    case OP_mul: case OP_muls: case OP_row_expand_mul: case OP_col_expand_mul: r.i = (int32_t)(x * y); break;
+    case OP_max: case OP_maxs: case OP_row_expand_max: r.i = a.i > b.i ? a.i : b.i; break;
+    case OP_min: case OP_mins: case OP_row_expand_min: r.i = a.i < b.i ? a.i : b.i; break;
+    default: die("binop: %s on i32", ir_ops[op].name);
+    }
+    return r;
+  }
+  switch (op) {
+  case OP_add: case OP_adds: case OP_row_expand_add: case OP_col_expand_add: r.f = a.f + b.f; break;
+  case OP_sub: case OP_subs: case OP_row_expand_sub: case OP_col_expand_sub: r.f = a.f - b.f; break;
+  case OP_mul: case OP_muls: case OP_row_expand_mul: case OP_col_expand_mul: r.f = a.f * b.f; break;
+  case OP_div: case OP_divs: case OP_row_expand_div: case OP_col_expand_div: r.f = a.f / b.f; break;
+  case OP_max: case OP_maxs: case OP_row_expand_max: r.f = fmaxnan(a.f, b.f); break;
+  case OP_min: case OP_mins: case OP_row_expand_min: r.f = fminnan(a.f, b.f); break;
+  default: die("binop: %s", ir_ops[op].name);
+  }
+  r.f = rnd(dt, r.f);
+  return r;
+}
+
+static Elem unop(Op op, Dtype dt, Elem a) {
+  Elem r;
+  if (dt == DT_I32) {
+    uint32_t x = (uint32_t)a.i;
+    switch (op) {
+    case OP_neg: r.i = (int32_t)(0u - x); break;
+    case OP_abs: r.i = a.i < 0 ? (int32_t)(0u - x) : a.i; break;
+    case OP_relu: r.i = a.i > 0 ? a.i : 0; break;
+    default: die("unop: %s on i32", ir_ops[op].name);
+    }
+    return r;
+  }
+  switch (op) {
+  case OP_exp: r.f = expf(a.f); break;
+  case OP_neg: r.f = -a.f; break;
+  case OP_abs: r.f = fabsf(a.f); break;
+  case OP_relu: r.f = a.f > 0.0f ? a.f : 0.0f; break;
+  case OP_sqrt: r.f = sqrtf(a.f); break;
+  case OP_recip: r.f = 1.0f / a.f; break;
+  default: die("unop: %s", ir_ops[op].name);
+  }
+  r.f = rnd(dt, r.f);
+  return r;
+}
+
+static Elem convert(Dtype from, Dtype to, Elem a) {
+  Elem r;
+  if (from == DT_I32 && to == DT_I32) return a;
+  if (from == DT_I32) {
+    r.f = rnd(to, (float)a.i);
+  } else if (to == DT_I32) {
+    float x = a.f;
+    r.i = isnan(x) ? 0 : x >= 2147483648.0f ? INT32_MAX : x <= -2147483648.0f ? INT32_MIN : (int32_t)x;
+  } else {
+    r.f = rnd(to, a.f);
+  }
+  return r;
+}
+
+/* ---- evaluators, one per op kind (dispatch table below) -------------------------------- */
+
+typedef void EvalFn(Sim *s, const Stmt *st, const Call *c);
+
+static Gm *tensor(Sim *s, const Arg *a) {
+  if (a->k != A_VAR || a->var->kind != VK_TENSOR) die("interp: expected a tensor operand");
+  return &s->gm[a->var->id];
+}
+static Arg *P(const Call *c, int i) {
+  Arg *a = ir_pos((Call *)c, i);
+  if (!a) die("interp: %s lacks argument %d", ir_ops[c->op].name, i);
+  return a;
+}
+
+static void ev_K_LOAD(Sim *s, const Stmt *st, const Call *c) {
+  Gm *g = tensor(s, P(c, 0));
+  Tile *t = fresh(s, st->dst);
+  int64_t r0 = ieval(s, &P(c, 1)->ix[0]), c0 = ieval(s, &P(c, 1)->ix[1]);
+  Arg *v = ir_kwarg((Call *)c, KW_VALID);
+  t->vr = v ? clampi(ieval(s, &v->ix[0]), 0, t->R) : t->R;
+  t->vc = v ? clampi(ieval(s, &v->ix[1]), 0, t->C) : t->C;
+  steps(s, c, (uint64_t)t->R * t->C);
+  if (t->vr && t->vc && (r0 < 0 || c0 < 0 || r0 + t->vr > g->rows || c0 + t->vc > g->cols))
+    RTERR(s, c->loc, R_GM_OOB, "load window [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", (long long)r0,
+          (long long)(r0 + t->vr), (long long)c0, (long long)(c0 + t->vc), g->v->name, g->rows, g->cols);
+  for (int i = 0; i < t->R; i++)
+    for (int j = 0; j < t->C; j++) {
+      bool in = i < t->vr && j < t->vc;
+      t->def[i * t->C + j] = in;
+      t->d[i * t->C + j] = in ? sim_gm_get(g, (int)r0 + i, (int)c0 + j) : (Elem){.i = 0};
+    }
+  commit(s, st->dst, t);
+}
+
+static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
+  (void)st;
+  Gm *g = tensor(s, P(c, 0));
+  Tile *t = value(s, P(c, 2));
+  int64_t r0 = ieval(s, &P(c, 1)->ix[0]), c0 = ieval(s, &P(c, 1)->ix[1]);
+  steps(s, c, (uint64_t)t->vr * t->vc);
+  if (t->vr && t->vc && (r0 < 0 || c0 < 0 || r0 + t->vr > g->rows || c0 + t->vc > g->cols))
+    RTERR(s, c->loc, R_GM_OOB, "store window [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", (long long)r0,
+          (long long)(r0 + t->vr), (long long)c0, (long long)(c0 + t->vc), g->v->name, g->rows, g->cols);
+  for (int i = 0; i < t->vr; i++)
+    for (int j = 0; j < t->vc; j++) {
+      if (!t->def[i * t->C + j])
+        RTERR(s, c->loc, R_POISON, "store writes undefined element [%d, %d] of the tile to '%s'", i, j, g->v->name);
+      gm_set(g, (int)r0 + i, (int)c0 + j, t->d[i * t->C + j]);
+    }
+}
+
+static void ev_K_GATHER(Sim *s, const Stmt *st, const Call *c) {
+  Gm *src = tensor(s, P(c, 0)), *ix = tensor(s, P(c, 1)), *tb = tensor(s, P(c, 2));
+  Tile *t = fresh(s, st->dst);
+  int64_t B = (int64_t)ir_kwarg((Call *)c, KW_BLOCK_SIZE)->num;
+  Arg *ko = ir_kwarg((Call *)c, KW_COL_OFF);
+  int K = ko ? (int)ko->num : 0;
+  t->vr = ix->cols;
+  t->vc = t->C;
+  steps(s, c, (uint64_t)t->R * t->C);
+  memset(t->def, 0, (size_t)t->R * t->C);
+  for (int i = 0; i < t->vr; i++) {
+    int64_t x = sim_gm_get(ix, 0, i).i;
+    if (x < 0) RTERR(s, c->loc, R_GATHER_RANGE, "index %lld at position %d of '%s' is negative", (long long)x, i, ix->v->name);
+    int64_t page = x / B;
+    if (page >= tb->cols)
+      RTERR(s, c->loc, R_GATHER_RANGE, "index %lld is on page %lld, past the %d entries of '%s'", (long long)x,
+            (long long)page, tb->cols, tb->v->name);
+    int64_t p = sim_gm_get(tb, 0, (int)page).i, phys = p * B + x % B;
+    if (p < 0 || phys >= src->rows)
+      RTERR(s, c->loc, R_GATHER_RANGE, "index %lld maps to row %lld (page %lld), outside '%s' with %d rows",
+            (long long)x, (long long)phys, (long long)p, src->v->name, src->rows);
+    for (int j = 0; j < t->vc; j++) {
+      t->d[i * t->C + j] = sim_gm_get(src, (int)phys, K + j);
+      t->def[i * t->C + j] = 1;
+    }
+  }
+  commit(s, st->dst, t);
+}
+
+static void ev_K_SLICE(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  int64_t r0 = ieval(s, &P(c, 1)->ix[0]), c0 = ieval(s, &P(c, 1)->ix[1]);
+  if (r0 < 0 || c0 < 0 || r0 + t->R > a->R || c0 + t->C > a->C) die("slice window escaped the typechecker");
+  t->vr = imin(t->R, clampi(a->vr - r0, 0, t->R));
+  t->vc = imin(t->C, clampi(a->vc - c0, 0, t->C));
+  steps(s, c, (uint64_t)t->R * t->C);
+  for (int i = 0; i < t->R; i++)
+    for (int j = 0; j < t->C; j++) {
+      size_t k = (size_t)(r0 + i) * a->C + (size_t)(c0 + j);
+      t->d[i * t->C + j] = a->d[k];
+      t->def[i * t->C + j] = a->def[k];
+    }
+  mask(t);
+  commit(s, st->dst, t);
+}
+
+static void ev_K_ASSEMBLE(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *b = value(s, P(c, 1)), *t = fresh(s, st->dst);
+  int64_t r0 = ieval(s, &P(c, 2)->ix[0]), c0 = ieval(s, &P(c, 2)->ix[1]);
+  if (r0 < 0 || c0 < 0 || r0 + b->R > a->R || c0 + b->C > a->C) die("assemble window escaped the typechecker");
+  size_t n = (size_t)a->R * a->C;
+  steps(s, c, n);
+  memcpy(t->d, a->d, n * sizeof *t->d);
+  memcpy(t->def, a->def, n);
+  for (int i = 0; i < b->vr; i++)
+    for (int j = 0; j < b->vc; j++) {
+      size_t k = (size_t)(r0 + i) * t->C + (size_t)(c0 + j);
+      t->d[k] = b->d[i * b->C + j];
+      t->def[k] = b->def[i * b->C + j];
+    }
+  t->vr = b->vr && b->vc ? imax(a->vr, (int)r0 + b->vr) : a->vr;
+  t->vc = b->vr && b->vc ? imax(a->vc, (int)c0 + b->vc) : a->vc;
+  mask(t);
+  commit(s, st->dst, t);
+}
+
+static void ev_K_FULL(Sim *s, const Stmt *st, const Call *c) {
+  Tile *t = fresh(s, st->dst);
+  double v = P(c, 1)->num;
+  Elem e;
+  if (t->dt == DT_I32) e.i = (int32_t)v;
+  else e.f = rnd(t->dt, (float)v);
+  size_t n = (size_t)t->R * t->C;
+  steps(s, c, n);
+  for (size_t i = 0; i < n; i++) t->d[i] = e, t->def[i] = 1;
+  t->vr = t->R;
+  t->vc = t->C;
+  commit(s, st->dst, t);
+}
+
+static void ev_K_BIN(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *b = value(s, P(c, 1)), *t = fresh(s, st->dst);
+  t->vr = imin(a->vr, b->vr);
+  t->vc = imin(a->vc, b->vc);
+  size_t n = (size_t)t->R * t->C;
+  steps(s, c, n);
+  for (size_t i = 0; i < n; i++) {
+    t->def[i] = a->def[i] & b->def[i];
+    t->d[i] = t->def[i] ? binop(c->op, t->dt, a->d[i], b->d[i]) : (Elem){.i = 0};
+  }
+  mask(t);
+  commit(s, st->dst, t);
+}
+
+static void ev_K_BINS(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  double v = P(c, 1)->num;
+  Elem e;
+  if (t->dt == DT_I32) e.i = (int32_t)v;
+  else e.f = (float)v;
+  t->vr = a->vr;
+  t->vc = a->vc;
+  size_t n = (size_t)t->R * t->C;
+  steps(s, c, n);
+  for (size_t i = 0; i < n; i++) {
+    t->def[i] = a->def[i];
+    t->d[i] = t->def[i] ? binop(c->op, t->dt, a->d[i], e) : (Elem){.i = 0};
+  }
+  commit(s, st->dst, t);
+}
+
+static void ev_K_UN(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  t->vr = a->vr;
+  t->vc = a->vc;
+  size_t n = (size_t)t->R * t->C;
+  steps(s, c, n);
+  for (size_t i = 0; i < n; i++) {
+    t->def[i] = a->def[i];
+    t->d[i] = t->def[i] ? unop(c->op, t->dt, a->d[i]) : (Elem){.i = 0};
+  }
+  commit(s, st->dst, t);
+}
+
+static void ev_K_CAST(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  t->vr = a->vr;
+  t->vc = a->vc;
+  size_t n = (size_t)t->R * t->C;
+  steps(s, c, n);
+  for (size_t i = 0; i < n; i++) {
+    t->def[i] = a->def[i];
+    t->d[i] = t->def[i] ? convert(a->dt, t->dt, a->d[i]) : (Elem){.i = 0};
+  }
+  commit(s, st->dst, t);
+}
+
+/* Fold n elements (stride apart) in order; accumulation in f32 (or wrapping i32). */
+static Elem fold(Op op, Dtype dt, const Elem *x, const uint8_t *def, int n, int stride, uint8_t *d) {
+  Elem acc = x[0];
+  *d = def[0];
+  bool sum = op == OP_row_sum || op == OP_col_sum, mx = op == OP_row_max || op == OP_col_max;
+  for (int k = 1; k < n; k++) {
+    Elem e = x[k * stride];
+    *d &= def[k * stride];
+    if (dt == DT_I32) acc.i = sum ? (int32_t)((uint32_t)acc.i + (uint32_t)e.i) : mx ? (acc.i > e.i ? acc.i : e.i) : (acc.i < e.i ? acc.i : e.i);
+    else acc.f = sum ? acc.f + e.f : mx ? fmaxnan(acc.f, e.f) : fminnan(acc.f, e.f);
+  }
+  if (dt != DT_I32) acc.f = rnd(dt, acc.f);
+  return acc;
+}
+
+static void ev_K_RRED(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  memset(t->def, 0, (size_t)t->R);
+  t->vr = a->vc ? a->vr : 0;
+  t->vc = a->vc ? 1 : 0;
+  steps(s, c, (uint64_t)a->R * a->C);
+  for (int i = 0; i < t->vr; i++) t->d[i] = fold(c->op, a->dt, &a->d[i * a->C], &a->def[i * a->C], a->vc, 1, &t->def[i]);
+  commit(s, st->dst, t);
+}
+
+static void ev_K_CRED(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  memset(t->def, 0, (size_t)t->C);
+  t->vr = a->vr ? 1 : 0;
+  t->vc = a->vr ? a->vc : 0;
+  steps(s, c, (uint64_t)a->R * a->C);
+  for (int j = 0; j < t->vc; j++) t->d[j] = fold(c->op, a->dt, &a->d[j], &a->def[j], a->vr, a->C, &t->def[j]);
+  commit(s, st->dst, t);
+}
+
+static void expand(Sim *s, const Stmt *st, const Call *c, bool row) {
+  Tile *a = value(s, P(c, 0)), *v = value(s, P(c, 1)), *t = fresh(s, st->dst);
+  t->vr = a->vr;
+  t->vc = a->vc;
+  steps(s, c, (uint64_t)t->R * t->C);
+  for (int i = 0; i < t->R; i++)
+    for (int j = 0; j < t->C; j++) {
+      int k = i * t->C + j, vk = row ? i : j;
+      t->def[k] = a->def[k] & v->def[vk];
+      t->d[k] = t->def[k] ? binop(c->op, t->dt, a->d[k], v->d[vk]) : (Elem){.i = 0};
+    }
+  commit(s, st->dst, t);
+}
+static void ev_K_REXP(Sim *s, const Stmt *st, const Call *c) { expand(s, st, c, true); }
+static void ev_K_CEXP(Sim *s, const Stmt *st, const Call *c) { expand(s, st, c, false); }
+
+static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
+  int base = c->op == OP_matmul_acc;
+  Tile *a = value(s, P(c, base)), *b = value(s, P(c, base + 1)), *acc = base ? value(s, P(c, 0)) : NULL;
+  Tile *t = fresh(s, st->dst);
+  Arg *tk = ir_kwarg((Call *)c, KW_TRANS_B);
+  bool tb = tk && tk->num != 0;
+  int K = a->vc;
+  t->vr = a->vr;
+  t->vc = tb ? b->vr : b->vc;
+  steps(s, c, (uint64_t)t->R * t->C * (uint64_t)(K ? K : 1));
+  memset(t->def, 0, (size_t)t->R * t->C);
+  for (int i = 0; i < t->vr; i++)
+    for (int j = 0; j < t->vc; j++) {
+      int o = i * t->C + j;
+      uint8_t d = acc ? acc->def[o] : 1;
+      Elem r = acc ? acc->d[o] : (Elem){.i = 0};
+      for (int k = 0; k < K; k++) {
+        int bi = tb ? j * b->C + k : k * b->C + j;
+        d &= a->def[i * a->C + k] & b->def[bi];
+        if (t->dt == DT_I32) r.i = (int32_t)((uint32_t)r.i + (uint32_t)a->d[i * a->C + k].i * (uint32_t)b->d[bi].i);
+        else r.f = r.f + a->d[i * a->C + k].f * b->d[bi].f;
+      }
+      t->d[o] = r;
+      t->def[o] = d;
+    }
+  commit(s, st->dst, t);
+}
+
+static void ev_K_SHARD(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  bool ud = P(c, 1)->e == MODE_UD;
+  int L = s->lane, S = ud ? t->R : t->C, off = L * S;
+  t->vr = ud ? clampi(a->vr - off, 0, S) : a->vr;
+  t->vc = ud ? a->vc : clampi(a->vc - off, 0, S);
+  steps(s, c, (uint64_t)t->R * t->C);
+  for (int i = 0; i < t->R; i++)
+    for (int j = 0; j < t->C; j++) {
+      int si = ud ? i + off : i, sj = ud ? j : j + off, k = i * t->C + j;
+      bool in = si < a->R && sj < a->C;
+      t->d[k] = in ? a->d[si * a->C + sj] : (Elem){.i = 0};
+      t->def[k] = in ? a->def[si * a->C + sj] : 0;
+    }
+  mask(t);
+  commit(s, st->dst, t);
+}
+
+static void ev_K_JOIN(Sim *s, const Stmt *st, const Call *c) {
+  const Arg *h = P(c, 0);
+  if (h->k != A_VAR || !h->var->lane) die("aic_gather of a non-lane value");
+  Slot *sl = &s->slot[h->var->id];
+  if (sl->cur[0] < 0 || sl->cur[1] < 0) die("aic_gather before both lanes ran");
+  Tile *x[2] = {&sl->t[0][sl->cur[0]], &sl->t[1][sl->cur[1]]}, *t = fresh(s, st->dst);
+  bool ud = P(c, 1)->e == MODE_UD;
+  int S = ud ? x[0]->R : x[0]->C;
+  if (ud) {
+    t->vr = x[0]->vr == S ? S + x[1]->vr : x[0]->vr;
+    t->vc = imin(x[0]->vc, x[1]->vc);
+  } else {
+    t->vc = x[0]->vc == S ? S + x[1]->vc : x[0]->vc;
+    t->vr = imin(x[0]->vr, x[1]->vr);
+  }
+  steps(s, c, (uint64_t)t->R * t->C);
+  for (int i = 0; i < t->R; i++)
+    for (int j = 0; j < t->C; j++) {
+      int L = ud ? i / S : j / S, si = ud ? i - L * S : i, sj = ud ? j : j - L * S;
+      t->d[i * t->C + j] = x[L]->d[si * x[L]->C + sj];
+      t->def[i * t->C + j] = x[L]->def[si * x[L]->C + sj];
+    }
+  mask(t);
+  commit(s, st->dst, t);
+}
+
+static void ev_K_LANEIDX(Sim *s, const Stmt *st, const Call *c) {
+  (void)s, (void)st, (void)c;                   /* a lane index is read as the lane itself */
+}
+
+static EvalFn *const evals[OP_N] = {
+#define OP(n, lo, hi, sd, k, kw) ev_##k,
+#include "../compiler/ops.def"
+#undef OP
+};
+
+/* ---- statements -------------------------------------------------------------------------- */
+
+static void copy(Sim *s, const Stmt *st) {
+  Tile *a = value(s, &st->rhs), *t = fresh(s, st->dst);
+  size_t n = (size_t)a->R * a->C;
+  memcpy(t->d, a->d, n * sizeof *t->d);
+  memcpy(t->def, a->def, n);
+  t->vr = a->vr;
+  t->vc = a->vc;
+  commit(s, st->dst, t);
+}
+
+static void run_op(Sim *s, const Stmt *st) {
+  if (st->rhs.k == A_VAR) copy(s, st);
+  else if (st->rhs.k == A_CALL) evals[st->rhs.call->op](s, st, st->rhs.call);
+  else die("interp: statement without an operation");
+}
+
+static void run_body(Sim *s, const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *st = b->v[i];
+    switch (st->k) {
+    case S_FOR:
+      for (int64_t v = st->iv->lo; v < st->iv->hi; v += st->iv->step) {
+        s->ival[st->iv->id] = v;
+        run_body(s, &st->body);
+      }
+      break;
+    case S_SPLIT:
+      run_body(s, &st->body);
+      break;
+    case S_OP: {
+      bool per = st->rhs.k == A_CALL ? st->rhs.call->perlane : (st->dst && st->dst->lane);
+      if (st->rhs.k == A_CALL && st->rhs.call->op != OP_store)
+        for (int a = 0; a < st->rhs.call->nargs; a++)
+          if (st->rhs.call->args[a].k == A_CALL) die("interp: nested call; run flatten first");
+      for (int L = 0; L < (per ? 2 : 1); L++) {
+        s->lane = L;
+        run_op(s, st);
+      }
+      s->lane = 0;
+      break;
+    }
+    }
+  }
+}
+
+bool sim_run_reference(Sim *s) {
+  s->err.set = false;
+  s->steps = 0;
+  if (setjmp(s->jb)) return false;
+  run_body(s, &s->k->body);
+  return true;
+}
+
+void sim_print_outputs(FILE *f, Sim *s, bool dump) {
+  for (int i = 0; i < s->k->np; i++) {
+    const Var *v = s->k->params[i];
+    if (v->dir == DIR_IN) continue;
+    Gm *g = &s->gm[v->id];
+    fprintf(f, "out %s digest=%016llx\n", v->name, (unsigned long long)sim_digest(g));
+    if (!dump) continue;
+    for (int r = 0; r < g->rows; r++) {
+      fprintf(f, "  %4d:", r);
+      for (int c = 0; c < g->cols; c++) {
+        uint32_t bits = sim_gm_bits(g, r, c);
+        Elem e = sim_gm_get(g, r, c);
+        bool canary = bits == (v->dt == DT_F16 ? (uint32_t)SIM_CANARY_F16
+                               : v->dt == DT_F32 ? (uint32_t)SIM_CANARY_F32 : (uint32_t)SIM_CANARY_I32);
+        if (canary) fputs(" canary", f);
+        else if (v->dt == DT_I32) fprintf(f, " %d", e.i);
+        else fprintf(f, " %.9g", e.f);
+      }
+      fputc('\n', f);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/* ptosim_main.c — the ptosim command: FILE -> one line per output tensor
+ * (`out NAME digest=HEX16`, and the values with --dump) from the reference
+ * run. Exit 0 ok, 1 usage, kernel or runtime error. */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int usage(void) {
+  fputs("usage: ptosim FILE --reference [--seed=N] [--dump]\n", stderr);
+  return 1;
+}
+
+static bool parse_u64(const char *s, uint64_t *out) {
+  char *e;
+  if (!*s || *s == '-') return false;
+  unsigned long long v = strtoull(s, &e, 10);
+  if (*e) return false;
+  *out = v;
+  return true;
+}
+
+int main(int argc, char **argv) {
+  const char *file = NULL;
+  bool ref = false, dump = false;
+  SimOpts so = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--reference")) ref = true;
+    else if (!strcmp(a, "--dump")) dump = true;
+    else if (!strncmp(a, "--seed=", 7) && parse_u64(a + 7, &so.seed)) {
+    } else if (a[0] == '-' || file) {
+      fprintf(stderr, "ptosim: unknown or repeated argument '%s'\n", a);
+      return usage();
+    } else file = a;
+  }
+  if (!file || !ref) return usage();
+  Comp c = {.A = ir_arena_new()};
+  if (!ir_read_file(c.A, file, &c.src)) {
+    fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);
+    ir_arena_free(c.A);
+    return 1;
+  }
+  Kernel *k = ir_front(&c);
+  int rc = 0;
+  if (!k) {
+    ir_diag_print(stderr, &c.src, &c.diag);
+    rc = 1;
+  } else {
+    Sim *s = sim_new(k, &so);
+    if (sim_run_reference(s)) {
+      sim_print_outputs(stdout, s, dump);
+    } else {
+      ir_diag_print(stderr, &c.src, sim_diag(s));
+      rc = 1;
+    }
+    sim_free(s);
+  }
+  ir_arena_free(c.A);
+  return rc;
+}
