@@ -17,14 +17,17 @@ int ir_op_lookup(const char *s, size_t n) {
 }
 
 static const char *const kwnames[KW_N] = {"", "valid", "space", "trans_b", "block_size",
-                                          "size", "max_indices", "col_off"};
+                                          "size", "max_indices", "col_off", "lane", "window"};
 const char *ir_kw_name(Kw k) { return k < KW_N ? kwnames[k] : "?"; }
 const char *ir_dtype_name(Dtype d) { return d == DT_F32 ? "f32" : d == DT_F16 ? "f16" : "i32"; }
 const char *ir_space_name(Space s) {
   static const char *const n[SP_N] = {"none", "vec", "mat", "acc"};
   return s < SP_N ? n[s] : "?";
 }
-const char *ir_mode_name(Mode m) { return m == MODE_UD ? "up_down" : m == MODE_LR ? "left_right" : "none"; }
+const char *ir_mode_name(Mode m) {
+  static const char *const n[] = {"none", "up_down", "left_right", "up_down_odd", "left_right_odd"};
+  return (unsigned)m < 5 ? n[m] : "?";
+}
 const char *ir_target_name(Target t) { return t == TGT_A5 ? "a5" : "a2a3"; }
 int ir_dtype_bytes(Dtype d) { return d == DT_F16 ? 2 : 4; }
 
@@ -43,6 +46,37 @@ Var *ir_var_new(Comp *c, Kernel *k, const char *name, VarKind kind, Loc loc) {
   v->id = k->nvars;
   k->vars[k->nvars++] = v;
   return v;
+}
+
+Var *ir_temp(Comp *c, Kernel *k, const char *prefix, VarKind kind, Loc loc) {
+  for (int n = k->nvars;; n++) {
+    const char *name = ir_fmt(c->A, "_%s%d", prefix, n);
+    bool used = false;
+    for (int i = 0; i < k->nvars && !used; i++) used = !strcmp(k->vars[i]->name, name);
+    if (!used) return ir_var_new(c, k, name, kind, loc);
+  }
+}
+
+Stmt *ir_stmt_op(Comp *c, Loc loc, Var *dst, Op op, int nargs) {
+  Stmt *s = ir_alloc(c->A, sizeof *s);
+  s->k = S_OP;
+  s->loc = loc;
+  s->dst = dst;
+  s->rhs.k = A_CALL;
+  s->rhs.loc = loc;
+  Call *cl = s->rhs.call = ir_alloc(c->A, sizeof *cl);
+  cl->op = op;
+  cl->loc = loc;
+  cl->nargs = nargs;
+  cl->args = ir_alloc(c->A, (size_t)(nargs ? nargs : 1) * sizeof *cl->args);
+  for (int i = 0; i < nargs; i++) cl->args[i].loc = loc;
+  return s;
+}
+
+bool ir_has_split_aiv(const Body *b) {
+  for (int i = 0; i < b->n; i++)
+    if (b->v[i]->k == S_SPLIT || (b->v[i]->k == S_FOR && ir_has_split_aiv(&b->v[i]->body))) return true;
+  return false;
 }
 
 void ir_body_push(Comp *c, Body *b, Stmt *s) {
@@ -66,7 +100,8 @@ int ir_loop_trips(const Var *v) {
 }
 
 int ir_loop_last(const Var *v) {
-  if (v->kind == VK_LANE || v->kind == VK_SCALAR) return 1;
+  if (v->kind == VK_LANE) return 1;
+  if (v->kind == VK_SCALAR) return v->computed ? v->hi : 1;
   int t = ir_loop_trips(v);
   return t ? v->lo + (t - 1) * v->step : v->lo;
 }
@@ -76,13 +111,20 @@ void ir_aff_range(const Kernel *k, const Aff *a, int64_t *lo, int64_t *hi) {
   int64_t l = a->c, h = a->c;
   for (int i = 0; i < a->n; i++) {
     const Var *v = k->vars[a->v[i]];
-    int64_t first = (v->kind == VK_LOOP) ? v->lo : 0, last = ir_loop_last(v);
+    int64_t first = (v->kind == VK_LOOP || (v->kind == VK_SCALAR && v->computed)) ? v->lo : 0, last = ir_loop_last(v);
     int64_t x = a->k[i] * first, y = a->k[i] * last;
     l += x < y ? x : y;
     h += x < y ? y : x;
   }
   *lo = l;
   *hi = h;
+}
+
+/* True when every variable of a is a loop or lane variable (ranges are exact). */
+bool ir_aff_exact(const Kernel *k, const Aff *a) {
+  for (int i = 0; i < a->n; i++)
+    if (k->vars[a->v[i]]->kind == VK_SCALAR && k->vars[a->v[i]]->computed) return false;
+  return true;
 }
 
 Arg *ir_kwarg(Call *c, Kw kw) {

@@ -25,7 +25,7 @@ typedef struct {
 static const char *const reserved[] = {
     "kernel", "for",  "in",    "range",   "split_aiv", "store",  "out",        "inout",
     "f32",    "f16",  "i32",   "vec",     "mat",       "acc",    "up_down",    "left_right",
-    "split",  "target", "slots", "none",  "a2a3",      "a5",     NULL};
+    "split",  "target", "slots", "none",  "a2a3",      "a5",     "up_down_odd", "left_right_odd", NULL};
 
 bool ir_reserved(const char *s, size_t n) {
   for (int i = 0; reserved[i]; i++)
@@ -233,7 +233,7 @@ static int word(Tok *t, const char *const *tab) {
   return -1;
 }
 static const char *const dtypes[] = {"f32", "f16", "i32", NULL};
-static const char *const modes[] = {"none", "up_down", "left_right", NULL};
+static const char *const modes[] = {"none", "up_down", "left_right", "up_down_odd", "left_right_odd", NULL};
 static const char *const spaces[] = {"none", "vec", "mat", "acc", NULL};
 
 static Call *call(P *p);
@@ -268,8 +268,6 @@ static void arg(P *p, Arg *a) {
     if (is(v, "[")) {
       a->k = A_IDX;
       index2(p, a->ix);
-    } else if (v->k == TK_INT || is(v, "-")) {
-      number(p, a);
     } else if (v->k == TK_IDENT && word(v, spaces) > 0) {
       next(p);
       a->k = A_SPACE;
@@ -278,6 +276,14 @@ static void arg(P *p, Arg *a) {
       next(p);
       a->k = A_MODE;
       a->e = word(v, modes);
+    } else if (v->k == TK_INT || v->k == TK_IDENT || is(v, "-") || is(v, "(")) {
+      a->k = A_IEXPR;                           /* an integer, or an index expression */
+      a->ix[0] = iexpr(p);
+      if (ir_aff_const(&a->ix[0])) {
+        a->k = A_NUM;
+        a->num = a->ix[0].c;
+        a->isint = true;
+      }
     } else {
       ir_error(p->c, v->loc, E_ARG, "bad value %s for keyword '%s'", desc(p, v), ir_kw_name((Kw)kw));
     }
@@ -322,7 +328,13 @@ static Call *call(P *p) {
     do {
       if (n == 16) ir_error(p->c, peek(p)->loc, E_ARITY, "too many arguments to %s", ir_ops[op].name);
       memset(&buf[n], 0, sizeof buf[n]);
-      arg(p, &buf[n]);
+      if (ir_ops[op].kind == K_ISCALAR) {
+        buf[n].k = A_IEXPR;
+        buf[n].loc = peek(p)->loc;
+        buf[n].ix[0] = iexpr(p);
+      } else {
+        arg(p, &buf[n]);
+      }
       for (int i = 0; i < n; i++)
         if (buf[n].kw && buf[i].kw == buf[n].kw)
           ir_error(p->c, buf[n].loc, E_DUP, "keyword '%s' given twice", ir_kw_name(buf[n].kw));
@@ -422,11 +434,13 @@ static Stmt *stmt(P *p) {
   if (d && d->kind != VK_TILE && d->kind != VK_SCALAR)
     ir_error(p->c, n->loc, E_REDEF, "cannot assign to %s '%s'",
              d->kind == VK_TENSOR ? "tensor" : "loop variable", d->name);
-  bool scalar = s->rhs.k == A_CALL && s->rhs.call->op == OP_subblock_idx;
-  if (d && (d->kind == VK_SCALAR) != scalar)
+  bool scalar = s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].side == SD_SCALAR;
+  if (d && ((d->kind == VK_SCALAR) != scalar ||
+            (scalar && d->computed != (s->rhs.call->op != OP_subblock_idx))))
     ir_error(p->c, n->loc, E_REDEF, "'%s' changes between an index scalar and a tile", d->name);
   if (!d) {
     d = ir_var_new(p->c, p->k, name_of(p, n), scalar ? VK_SCALAR : VK_TILE, n->loc);
+    d->computed = scalar && s->rhs.call->op != OP_subblock_idx;
     bind(p, d);
   }
   s->dst = d;
@@ -511,7 +525,8 @@ static void attrs(P *p) {
     Tok *v = peek(p);
     if (which == 0) {
       next(p);
-      if (word(v, modes) < 0) ir_error(p->c, v->loc, E_PARSE, "expected none, up_down or left_right, found %s", desc(p, v));
+      if (word(v, modes) < 0 || word(v, modes) > MODE_LR)
+        ir_error(p->c, v->loc, E_PARSE, "expected none, up_down or left_right, found %s", desc(p, v));
       p->k->split = (Mode)word(v, modes);
     } else if (which == 1) {
       next(p);
@@ -545,6 +560,7 @@ Kernel *ir_parse(Comp *c) {
   attrs(&p);
   push_scope(&p);
   block(&p, &p.k->body);
+  p.k->explicit_split = ir_has_split_aiv(&p.k->body);
   Tok *e = peek(&p);
   if (e->k != TK_EOF) ir_error(c, e->loc, E_PARSE, "expected end of file after the kernel, found %s", desc(&p, e));
   return p.k;

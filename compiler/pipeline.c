@@ -1,11 +1,13 @@
 /* pipeline.c — the pass pipeline, in one function: text -> parse and
- * typecheck -> flatten -> (later passes). Prints the IR after any pass on
+ * typecheck -> flatten -> infer_space -> auto_split -> check_split -> ...
+ * After every transforming pass the IR is typechecked again (a failure there
+ * is the compiler's fault: E-VERIFY, internal). Prints the IR after a pass on
  * request and stops after a named pass. */
 #include "ptoc.h"
 
 #include <string.h>
 
-const char *const ir_pass_names[] = {"parse", "flatten", NULL};
+const char *const ir_pass_names[] = {"parse", "flatten", "infer_space", "auto_split", "check_split", NULL};
 
 static bool after(Comp *c, const PipeOpts *o, const Kernel *k, const char *pass) {
   if (o && o->print_after && (!strcmp(o->print_after, pass) || !strcmp(o->print_after, "all"))) {
@@ -17,6 +19,31 @@ static bool after(Comp *c, const PipeOpts *o, const Kernel *k, const char *pass)
   return o && o->stop_after && !strcmp(o->stop_after, pass);
 }
 
+/* The verifier run after a transform: the IR must typecheck as it stands. */
+static void verify(Comp *c, Kernel *k, const char *pass) {
+  jmp_buf jb, *outer = c->jb;
+  c->jb = &jb;
+  if (setjmp(jb)) {
+    c->jb = outer;
+    char msg[sizeof c->diag.msg];
+    snprintf(msg, sizeof msg, "after %s: %s: %.200s", pass, ir_diag_name(c->diag.code), c->diag.msg);
+    ir_error(c, c->diag.loc, E_VERIFY, "%s", msg);
+  }
+  for (int i = 0; i < k->nvars; i++)
+    if (k->vars[i]->kind == VK_TILE || k->vars[i]->kind == VK_SCALAR) k->vars[i]->typed = false;
+  ir_typecheck(c, k);
+  c->jb = outer;
+}
+
+typedef void PassFn(Comp *c, Kernel *k);
+static const struct {
+  const char *name;
+  PassFn *fn;
+} passes[] = {
+    {"flatten", pass_flatten},         {"infer_space", pass_infer_space},
+    {"auto_split", pass_auto_split},   {"check_split", pass_check_split},
+};
+
 Kernel *pass_pipeline(Comp *c, const PipeOpts *o) {
   jmp_buf jb;
   jmp_buf *saved = c->jb;
@@ -25,11 +52,18 @@ Kernel *pass_pipeline(Comp *c, const PipeOpts *o) {
     c->jb = saved;
     return NULL;
   }
+  c->pass = "parse";
   Kernel *k = ir_parse(c);
   ir_typecheck(c, k);
+  if (c->o.split >= 0) k->split = (Mode)c->o.split;
+  if (c->o.target >= 0) k->target = (Target)c->o.target;
   if (!after(c, o, k, "parse")) {
-    pass_flatten(c, k);
-    after(c, o, k, "flatten");
+    for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++) {
+      c->pass = passes[i].name;
+      passes[i].fn(c, k);
+      verify(c, k, passes[i].name);
+      if (after(c, o, k, passes[i].name)) break;
+    }
   }
   c->jb = saved;
   return k;
@@ -38,4 +72,17 @@ Kernel *pass_pipeline(Comp *c, const PipeOpts *o) {
 Kernel *ir_front(Comp *c) {
   PipeOpts o = {.stop_after = "flatten"};
   return pass_pipeline(c, &o);
+}
+
+bool ir_comp_flag(CompOpts *o, const char *a) {
+  if (!strcmp(a, "--split=none")) o->split = MODE_NONE;
+  else if (!strcmp(a, "--split=up_down")) o->split = MODE_UD;
+  else if (!strcmp(a, "--split=left_right")) o->split = MODE_LR;
+  else if (!strcmp(a, "--target=a2a3")) o->target = TGT_A2A3;
+  else if (!strcmp(a, "--target=a5")) o->target = TGT_A5;
+  else if (!strcmp(a, "--unroll=auto")) o->unroll_off = false;
+  else if (!strcmp(a, "--unroll=off")) o->unroll_off = true;
+  else if (!strcmp(a, "--allow-mixed-modes")) o->allow_mixed_modes = true;
+  else return false;
+  return true;
 }

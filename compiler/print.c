@@ -59,6 +59,7 @@ static void arg(FILE *f, const Kernel *k, const Arg *a) {
   case A_DTYPE: fputs(ir_dtype_name((Dtype)a->e), f); break;
   case A_MODE: fputs(ir_mode_name((Mode)a->e), f); break;
   case A_SPACE: fputs(ir_space_name((Space)a->e), f); break;
+  case A_IEXPR: aff(f, k, &a->ix[0]); break;
   }
 }
 

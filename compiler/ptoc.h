@@ -50,11 +50,22 @@ typedef struct {
   char msg[320];
 } Diag;
 
+/* Compile options: what the command line or the oracle asks of the pipeline. */
+typedef struct {
+  int split;                                    /* -1: the kernel's own, else a Mode */
+  int target;                                   /* -1: the kernel's own, else a Target */
+  bool unroll_off;
+  bool allow_mixed_modes;
+  uint32_t bugs;                                /* injected defects (docs/defects.md) */
+} CompOpts;
+
 typedef struct Comp {
   Arena *A;
   Src src;
   Diag diag;
   jmp_buf *jb;                                  /* where an error unwinds to */
+  CompOpts o;
+  const char *pass;                             /* the pass running, for diagnostics */
 } Comp;
 
 /* Record a diagnostic at loc and unwind to c->jb. */
@@ -65,14 +76,14 @@ bool ir_read_file(Arena *a, const char *path, Src *out);
 
 /* ---- ops.def: the op table ------------------------------------------------ */
 
-typedef enum { SD_VEC, SD_CUBE, SD_SPACE, SD_OPND, SD_SHARD, SD_JOIN, SD_SCALAR } Side;
+typedef enum { SD_VEC, SD_CUBE, SD_SPACE, SD_OPND, SD_SHARD, SD_JOIN, SD_MOVE, SD_SCALAR } Side;
 typedef enum {
   K_LOAD, K_STORE, K_GATHER, K_SLICE, K_ASSEMBLE, K_FULL, K_BIN, K_BINS, K_UN,
   K_CAST, K_RRED, K_CRED, K_REXP, K_CEXP, K_MATMUL, K_SHARD, K_JOIN, K_LANEIDX,
-  K_N
+  K_MOVE, K_ISCALAR, K_N
 } OpKind;
 typedef enum { KW_NONE, KW_VALID, KW_SPACE, KW_TRANS_B, KW_BLOCK_SIZE, KW_SIZE,
-               KW_MAX_INDICES, KW_COL_OFF, KW_N } Kw;
+               KW_MAX_INDICES, KW_COL_OFF, KW_LANE, KW_WINDOW, KW_N } Kw;
 #define KWB(k) (1u << KW_##k)
 
 typedef enum {
@@ -97,7 +108,11 @@ const char *ir_kw_name(Kw k);
 
 typedef enum { DT_F32, DT_F16, DT_I32, DT_N } Dtype;
 typedef enum { SP_NONE, SP_VEC, SP_MAT, SP_ACC, SP_N } Space;
-typedef enum { MODE_NONE, MODE_UD, MODE_LR } Mode;
+/* A mode is also the split code of a transfer: 0 none, 1 up_down, 2 left_right,
+ * 3 up_down_odd, 4 left_right_odd (lane 0 holds one more than lane 1). */
+typedef enum { MODE_NONE, MODE_UD, MODE_LR, MODE_UD_ODD, MODE_LR_ODD } Mode;
+#define MODE_AXIS(m) (((m) == MODE_UD || (m) == MODE_UD_ODD) ? 0 : 1)
+#define MODE_ODD(m) ((m) == MODE_UD_ODD || (m) == MODE_LR_ODD)
 typedef enum { TGT_A2A3, TGT_A5 } Target;
 typedef enum { DIR_IN, DIR_OUT, DIR_INOUT } Dir;
 
@@ -136,8 +151,9 @@ typedef struct Var {
   bool lane;
   bool typed;
   int svr, svc;                                 /* static valid shape, -1 when not known */
-  /* VK_LOOP: the values it takes */
+  /* VK_LOOP: the values it takes; VK_SCALAR: a bound on them [lo, hi] */
   int lo, hi, step;
+  bool computed;                                /* VK_SCALAR from imin/imax/clamp (not the lane) */
 } Var;
 
 typedef enum { TY_NONE, TY_TILE, TY_TENSOR, TY_SCALAR } TyKind;
@@ -150,7 +166,7 @@ typedef struct {
   bool lane;                                    /* a lane value (one per lane in split_aiv) */
 } Type;
 
-typedef enum { A_VAR, A_CALL, A_IDX, A_NUM, A_DTYPE, A_MODE, A_SPACE } ArgKind;
+typedef enum { A_VAR, A_CALL, A_IDX, A_NUM, A_DTYPE, A_MODE, A_SPACE, A_IEXPR } ArgKind;
 typedef struct Call Call;
 typedef struct {
   ArgKind k;
@@ -158,7 +174,7 @@ typedef struct {
   Loc loc;
   Var *var;                                     /* A_VAR */
   Call *call;                                   /* A_CALL */
-  Aff ix[2];                                    /* A_IDX */
+  Aff ix[2];                                    /* A_IDX; A_IEXPR uses ix[0] */
   double num;                                   /* A_NUM */
   bool isint;                                   /* A_NUM written as an integer */
   int e;                                        /* A_DTYPE / A_MODE / A_SPACE value */
@@ -200,13 +216,18 @@ typedef struct Kernel {
   Body body;
   Var **vars;                                   /* every variable, by id */
   int nvars, capvars;
+  bool explicit_split;                          /* the source was written with split_aiv */
 } Kernel;
 
 /* ---- ir.c: building and querying the IR ------------------------------------ */
 
 Var *ir_var_new(Comp *c, Kernel *k, const char *name, VarKind kind, Loc loc);
+Var *ir_temp(Comp *c, Kernel *k, const char *prefix, VarKind kind, Loc loc);  /* unique name */
+Stmt *ir_stmt_op(Comp *c, Loc loc, Var *dst, Op op, int nargs);            /* args zeroed */
+bool ir_has_split_aiv(const Body *b);
 void ir_body_push(Comp *c, Body *b, Stmt *s);
 bool ir_aff_const(const Aff *a);
+bool ir_aff_exact(const Kernel *k, const Aff *a);
 void ir_aff_range(const Kernel *k, const Aff *a, int64_t *lo, int64_t *hi);
 int ir_loop_last(const Var *v);                 /* last value taken, lo when empty */
 int ir_loop_trips(const Var *v);
@@ -240,6 +261,12 @@ void ir_typecheck(Comp *c, Kernel *k);
 
 void pass_flatten(Comp *c, Kernel *k);
 
+/* ---- infer_space.c, auto_split.c, check_split.c ------------------------------ */
+
+void pass_infer_space(Comp *c, Kernel *k);
+void pass_auto_split(Comp *c, Kernel *k);
+void pass_check_split(Comp *c, Kernel *k);
+
 /* ---- print.c -------------------------------------------------------------- */
 
 void ir_print(FILE *f, const Kernel *k);
@@ -257,5 +284,7 @@ extern const char *const ir_pass_names[];       /* NULL-terminated */
 Kernel *pass_pipeline(Comp *c, const PipeOpts *o);
 /* Front end only: parse + typecheck + flatten (what the golden run executes). */
 Kernel *ir_front(Comp *c);
+/* Parse one compile flag (--split= --target= --unroll= --bugs= --allow-mixed-modes). */
+bool ir_comp_flag(CompOpts *o, const char *arg);
 
 #endif

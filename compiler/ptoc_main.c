@@ -6,8 +6,11 @@
 #include <string.h>
 
 static int usage(void) {
-  fputs("usage: ptoc FILE [--print-after=PASS|all] [--stop-after=PASS]\n"
-        "passes: parse flatten\n", stderr);
+  fputs("usage: ptoc FILE [--split=none|up_down|left_right] [--target=a2a3|a5] [--unroll=auto|off]\n"
+        "            [--print-after=PASS|all] [--stop-after=PASS] [--bugs=LIST] [--allow-mixed-modes]\n"
+        "passes:", stderr);
+  for (int i = 0; ir_pass_names[i]; i++) fprintf(stderr, " %s", ir_pass_names[i]);
+  fputc('\n', stderr);
   return 1;
 }
 
@@ -21,8 +24,10 @@ static bool known_pass(const char *p, bool all_ok) {
 int main(int argc, char **argv) {
   const char *file = NULL;
   PipeOpts o = {.out = stdout};
+  CompOpts co = {.split = -1, .target = -1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    if (ir_comp_flag(&co, a)) continue;
     if (!strncmp(a, "--print-after=", 14) && known_pass(a + 14, true)) o.print_after = a + 14;
     else if (!strncmp(a, "--stop-after=", 13) && known_pass(a + 13, false)) o.stop_after = a + 13;
     else if (a[0] == '-' || file) {
@@ -31,7 +36,7 @@ int main(int argc, char **argv) {
     } else file = a;
   }
   if (!file) return usage();
-  Comp c = {.A = ir_arena_new()};
+  Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {
     fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);
     ir_arena_free(c.A);

@@ -109,6 +109,7 @@ static void shape_arg(T *t, Call *c, Arg *a, int *R, int *C) {
 
 static int int_kw(T *t, Call *c, Kw kw, int dflt, int lo, int hi, bool required) {
   Arg *a = ir_kwarg(c, kw);
+  if (a && a->k == A_IEXPR) ERR(a->loc, E_ARG, "%s: '%s' must be a constant", opn(c), ir_kw_name(kw));
   if (!a) {
     if (required) ERR(c->loc, E_ARG, "%s: missing keyword argument '%s'", opn(c), ir_kw_name(kw));
     return dflt;
@@ -127,7 +128,8 @@ static Space space_kw(T *t, Call *c) {
 }
 
 static Mode mode_arg(T *t, Call *c, Arg *a) {
-  if (a->k != A_MODE || a->e == MODE_NONE) ERR(a->loc, E_ARG, "%s: expected up_down or left_right", opn(c));
+  if (a->k != A_MODE || a->e == MODE_NONE)
+    ERR(a->loc, E_ARG, "%s: expected up_down, left_right, up_down_odd or left_right_odd", opn(c));
   return (Mode)a->e;
 }
 
@@ -143,6 +145,7 @@ static void need_float(T *t, Call *c, Loc l, Type a) {
  * affine expression (valid extents), or a constant. */
 static void gm_window(T *t, Call *c, Loc l, Var *T_, const Aff off[2], const Aff ext[2]) {
   for (int d = 0; d < 2; d++) {
+    if (!ir_aff_exact(t->k, &off[d]) || !ir_aff_exact(t->k, &ext[d])) continue;   /* checked at run time */
     int64_t lo, hi, elo, ehi, slo, shi;
     ir_aff_range(t->k, &off[d], &lo, &hi);
     ir_aff_range(t->k, &ext[d], &elo, &ehi);
@@ -158,6 +161,7 @@ static void tile_window(T *t, Call *c, Loc l, const Aff off[2], const int ext[2]
   int dim[2] = {R, C};
   for (int d = 0; d < 2; d++) {
     int64_t lo, hi;
+    if (!ir_aff_exact(t->k, &off[d])) continue;                             /* checked at run time */
     ir_aff_range(t->k, &off[d], &lo, &hi);
     if (lo < 0 || hi + ext[d] > dim[d])
       ERR(l, E_WINDOW, "%s: window [%lld, %lld) on dim %d is past the %s's %d", opn(c), (long long)lo,
@@ -166,6 +170,25 @@ static void tile_window(T *t, Call *c, Loc l, const Aff off[2], const int ext[2]
 }
 
 static Aff cst(int x) { return (Aff){.c = x}; }
+
+/* The valid= keyword: each extent within 0..shape over every iteration. Sets
+ * ext to the extents (the shape when absent); returns the keyword or NULL. */
+static Arg *valid_kw(T *t, Call *c, int R, int C, Aff ext[2]) {
+  Arg *v = ir_kwarg(c, KW_VALID);
+  ext[0] = cst(R);
+  ext[1] = cst(C);
+  if (!v) return NULL;
+  index_arg(t, c, v, "valid");
+  for (int d = 0; d < 2; d++) {
+    int64_t lo, hi;
+    ir_aff_range(t->k, &v->ix[d], &lo, &hi);
+    if (lo < 0 || hi > (d ? C : R))
+      ERR(v->loc, E_VALID, "%s: valid extent on dim %d ranges over [%lld, %lld], outside 0..%d", opn(c), d,
+          (long long)lo, (long long)hi, d ? C : R);
+    ext[d] = v->ix[d];
+  }
+  return v;
+}
 
 /* ---- one call ------------------------------------------------------------------ */
 
@@ -190,19 +213,8 @@ static Type check_call(T *t, Call *c) {
     shape_arg(t, c, pos(t, c, 2), &r.R, &r.C);
     r.dt = g->dt;
     r.sp = space_kw(t, c);
-    Aff ext[2] = {cst(r.R), cst(r.C)};
-    Arg *v = ir_kwarg(c, KW_VALID);
-    if (v) {
-      index_arg(t, c, v, "valid");
-      for (int d = 0; d < 2; d++) {
-        int64_t lo, hi;
-        ir_aff_range(t->k, &v->ix[d], &lo, &hi);
-        if (lo < 0 || hi > (d ? r.C : r.R))
-          ERR(v->loc, E_VALID, "load: valid extent on dim %d ranges over [%lld, %lld], outside 0..%d", d,
-              (long long)lo, (long long)hi, d ? r.C : r.R);
-        ext[d] = v->ix[d];
-      }
-    }
+    Aff ext[2];
+    valid_kw(t, c, r.R, r.C, ext);
     r.vr = ir_aff_const(&ext[0]) ? ext[0].c : -1;
     r.vc = ir_aff_const(&ext[1]) ? ext[1].c : -1;
     gm_window(t, c, o->loc, g, o->ix, ext);
@@ -223,7 +235,7 @@ static Type check_call(T *t, Call *c) {
       for (int d = 0; d < 2; d++) {
         int64_t lo, hi;
         ir_aff_range(t->k, &o->ix[d], &lo, &hi);
-        if (lo < 0 || hi >= g->dim[d])
+        if (lo < 0 && ir_aff_exact(t->k, &o->ix[d]))   /* the end depends on the valid extent: run time */
           ERR(o->loc, E_BOUNDS, "store: offset on dim %d ranges over [%lld, %lld], outside '%s'", d, (long long)lo,
               (long long)hi, g->name);
       }
@@ -231,6 +243,11 @@ static Type check_call(T *t, Call *c) {
     r = (Type){TY_NONE, a.dt, a.sp, 0, 0, 0, 0, false};
     c->perlane = a.lane;
     lane_ok = a.lane;
+    if (ir_kwarg(c, KW_LANE)) {
+      Arg *ln = ir_kwarg(c, KW_LANE);
+      if (ln->k != A_NUM || !ln->isint || ln->num != 0) ERR(ln->loc, E_ARG, "store: lane= takes 0 (lane 0 only)");
+      if (!a.lane) ERR(ln->loc, E_LANE, "store: lane=0 needs a lane value inside split_aiv");
+    }
     break;
   }
   case K_GATHER: {
@@ -247,12 +264,15 @@ static Type check_call(T *t, Call *c) {
     int bs = int_kw(t, c, KW_BLOCK_SIZE, 0, 1, IR_MAXGM, true);
     int sz = int_kw(t, c, KW_SIZE, 0, 1, IR_MAXDIM, true);
     int mi = int_kw(t, c, KW_MAX_INDICES, 0, 1, IR_MAXDIM, true);
-    int co = int_kw(t, c, KW_COL_OFF, 0, 0, IR_MAXGM, false);
+    Arg *cok = ir_kwarg(c, KW_COL_OFF);
+    int64_t colo = 0, cohi = 0;
+    if (cok && cok->k == A_IEXPR) ir_aff_range(t->k, &cok->ix[0], &colo, &cohi);
+    else colo = cohi = int_kw(t, c, KW_COL_OFF, 0, 0, IR_MAXGM, false);
     (void)bs;
-    if (co + sz > g->dim[1])
-      ERR(c->loc, E_BOUNDS, "paged_gather: columns [%d, %d) are past '%s' with %d columns", co, co + sz, g->name,
-          g->dim[1]);
-    if (ix->dim[1] > mi)
+    if (colo < 0 || cohi + sz > g->dim[1])
+      ERR(c->loc, E_BOUNDS, "paged_gather: columns [%lld, %lld) are past '%s' with %d columns", (long long)colo,
+          (long long)(cohi + sz), g->name, g->dim[1]);
+    if (ix->dim[1] > mi && !ir_kwarg(c, KW_WINDOW))
       ERR(c->args[1].loc, E_SHAPE, "paged_gather: '%s' holds %d indices, more than max_indices=%d", ix->name,
           ix->dim[1], mi);
     r.dt = g->dt;
@@ -261,6 +281,16 @@ static Type check_call(T *t, Call *c) {
     r.C = sz;
     r.vr = ix->dim[1];
     r.vc = sz;
+    Arg *w = ir_kwarg(c, KW_WINDOW);
+    if (w) {
+      index_arg(t, c, w, "window");
+      int64_t lo, hi, nlo, nhi;
+      ir_aff_range(t->k, &w->ix[0], &lo, &hi);
+      ir_aff_range(t->k, &w->ix[1], &nlo, &nhi);
+      if (lo < 0 || nlo < 0 || nhi > mi)
+        ERR(w->loc, E_VALID, "paged_gather: window [first, count] needs first >= 0 and 0 <= count <= max_indices");
+      r.vr = -1;
+    }
     break;
   }
   case K_SLICE: {
@@ -277,6 +307,11 @@ static Type check_call(T *t, Call *c) {
       rv[d] = av[d] < 0 || !ir_aff_const(&o->ix[d]) ? -1 : imin(ext[d], clampi(av[d] - o->ix[d].c, 0, ext[d]));
     r.vr = rv[0];
     r.vc = rv[1];
+    Aff vb[2];
+    if (valid_kw(t, c, r.R, r.C, vb)) {
+      r.vr = ir_aff_const(&vb[0]) && r.vr >= 0 ? imin(r.vr, vb[0].c) : -1;
+      r.vc = ir_aff_const(&vb[1]) && r.vc >= 0 ? imin(r.vc, vb[1].c) : -1;
+    }
     break;
   }
   case K_ASSEMBLE: {
@@ -301,8 +336,10 @@ static Type check_call(T *t, Call *c) {
     r.dt = (Dtype)d->e;
     if (r.dt == DT_I32 && (!v->isint || fabs(v->num) > 2147483647.0))
       ERR(v->loc, E_TYPE, "full: an i32 tile needs an integer value");
-    r.vr = r.R;
-    r.vc = r.C;
+    Aff vb[2];
+    valid_kw(t, c, r.R, r.C, vb);
+    r.vr = ir_aff_const(&vb[0]) ? vb[0].c : -1;
+    r.vc = ir_aff_const(&vb[1]) ? vb[1].c : -1;
     break;
   }
   case K_BIN:
@@ -396,10 +433,11 @@ static Type check_call(T *t, Call *c) {
     Arg *x = pos(t, c, 0);
     a = tile_of(t, c, x, "the operand");
     if (a.lane) ERR(x->loc, E_LANE, "aiv_shard: operand is already a lane value");
+    if (a.sp == SP_VEC) ERR(x->loc, E_SPACE, "aiv_shard: operand must be a cube tile (mat or acc)");
     Mode m = mode_arg(t, c, pos(t, c, 1));
     r = a;
     r.sp = SP_VEC;
-    int *e = m == MODE_UD ? &r.R : &r.C, *v = m == MODE_UD ? &r.vr : &r.vc;
+    int *e = MODE_AXIS(m) == 0 ? &r.R : &r.C, *v = MODE_AXIS(m) == 0 ? &r.vr : &r.vc;
     int S = (*e + 1) / 2;
     int v0 = *v < 0 ? -1 : clampi(*v, 0, S), v1 = *v < 0 ? -1 : clampi(*v - S, 0, S);
     *e = S;
@@ -414,7 +452,7 @@ static Type check_call(T *t, Call *c) {
     Mode m = mode_arg(t, c, pos(t, c, 1));
     r = a;
     r.sp = SP_MAT;
-    int *e = m == MODE_UD ? &r.R : &r.C;
+    int *e = MODE_AXIS(m) == 0 ? &r.R : &r.C;
     *e *= 2;
     if (*e > IR_MAXDIM) ERR(c->loc, E_DIM, "aic_gather: joined tile has dimension %d, more than %d", *e, IR_MAXDIM);
     r.vr = r.vc = -1;
@@ -424,12 +462,42 @@ static Type check_call(T *t, Call *c) {
   case K_LANEIDX:
     if (!t->lane) ERR(c->loc, E_SCOPE, "subblock_idx() is only defined inside split_aiv");
     r = (Type){TY_SCALAR, DT_I32, SP_NONE, 1, 1, 1, 1, false};
+    lane_ok = true;
     break;
+  case K_MOVE: {
+    a = tile_of(t, c, pos(t, c, 0), "the moved tile");
+    Arg *sp = pos(t, c, 1);
+    if (sp->k != A_SPACE || sp->e == SP_NONE) ERR(sp->loc, E_ARG, "move: the second argument must be a space");
+    r = a;
+    r.sp = (Space)sp->e;
+    if (r.sp != SP_VEC) lane_ok = true;         /* lane 0's value crosses to the cube */
+    break;
+  }
+  case K_ISCALAR: {
+    int64_t lo[3], hi[3];
+    for (int i = 0; i < np; i++) {
+      Arg *x = pos(t, c, i);
+      if (x->k != A_IEXPR) ERR(x->loc, E_ARG, "%s takes index expressions", opn(c));
+      ir_aff_range(t->k, &x->ix[0], &lo[i], &hi[i]);
+    }
+    int64_t l, h;
+    if (c->op == OP_imin) l = lo[0] < lo[1] ? lo[0] : lo[1], h = hi[0] < hi[1] ? hi[0] : hi[1];
+    else if (c->op == OP_imax) l = lo[0] > lo[1] ? lo[0] : lo[1], h = hi[0] > hi[1] ? hi[0] : hi[1];
+    else {
+      l = lo[0] > lo[1] ? lo[0] : lo[1], h = hi[0] > hi[1] ? hi[0] : hi[1];
+      l = l < lo[2] ? l : lo[2], h = h < hi[2] ? h : hi[2];
+    }
+    if (l < -(1 << 30) || h > (1 << 30)) ERR(c->loc, E_INDEX, "%s: result out of range", opn(c));
+    r = (Type){TY_SCALAR, DT_I32, SP_NONE, (int)l, (int)h, 0, 0, false};   /* R, C carry the range */
+    lane_ok = true;
+    break;
+  }
   default:
     die("typecheck: op kind %d", oi->kind);
   }
+  if (oi->side == SD_VEC) r.sp = SP_VEC;
   if (oi->kind != K_STORE) {
-    c->perlane = t->lane && r.k == TY_TILE && r.sp == SP_VEC;
+    c->perlane = t->lane && ((r.k == TY_TILE && r.sp == SP_VEC) || r.k == TY_SCALAR);
     lane_ok = lane_ok || c->perlane;
   }
   r.lane = c->perlane && r.k == TY_TILE;
@@ -452,7 +520,10 @@ static Type check_call(T *t, Call *c) {
 static void assign(T *t, Stmt *s, Type ty) {
   Var *v = s->dst;
   if (v->kind == VK_SCALAR) {
-    if (ty.k != TY_SCALAR) ERR(s->loc, E_REDEF, "'%s' holds a lane index", v->name);
+    if (ty.k != TY_SCALAR) ERR(s->loc, E_REDEF, "'%s' holds an index scalar", v->name);
+    if (v->computed && (!v->typed || ty.R < v->lo)) v->lo = ty.R, t->changed |= v->typed;
+    if (v->computed && (!v->typed || ty.C > v->hi)) v->hi = ty.C, t->changed |= v->typed;
+    v->typed = true;
     return;
   }
   if (ty.k != TY_TILE) ERR(s->rhs.loc, E_ARG, "'%s' has no result to assign", opn(s->rhs.call));

@@ -21,6 +21,7 @@ struct Sim {
   Gm *gm;                                       /* by var id (tensors) */
   Slot *slot;                                   /* by var id (tiles) */
   int64_t *ival;                                /* by var id (loop variables) */
+  int64_t *sval[2];                             /* by lane, var id (computed scalars) */
   int lane;                                     /* lane of the statement running */
   uint64_t steps, max_steps;
   Diag err;
@@ -112,6 +113,7 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
   s->gm = ir_alloc(A, (size_t)k->nvars * sizeof *s->gm);
   s->slot = ir_alloc(A, (size_t)k->nvars * sizeof *s->slot);
   s->ival = ir_alloc(A, (size_t)k->nvars * sizeof *s->ival);
+  for (int L = 0; L < 2; L++) s->sval[L] = ir_alloc(A, (size_t)k->nvars * sizeof *s->sval[L]);
   uint64_t rng = (o ? o->seed : 0) * 0x2545F4914F6CDD1Dull + 1;
   for (int i = 0; i < k->nvars; i++) s->slot[i].cur[0] = s->slot[i].cur[1] = -1;
   for (int i = 0; i < k->np; i++) {
@@ -172,7 +174,7 @@ static int64_t ieval(Sim *s, const Aff *a) {
   int64_t x = a->c;
   for (int i = 0; i < a->n; i++) {
     const Var *v = s->k->vars[a->v[i]];
-    int64_t val = v->kind == VK_LOOP ? s->ival[v->id] : s->lane;
+    int64_t val = v->kind == VK_LOOP ? s->ival[v->id] : v->kind == VK_SCALAR && v->computed ? s->sval[s->lane][v->id] : s->lane;
     x += (int64_t)a->k[i] * val;
   }
   return x;
@@ -305,6 +307,7 @@ static void ev_K_LOAD(Sim *s, const Stmt *st, const Call *c) {
 
 static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
   (void)st;
+  if (ir_kwarg((Call *)c, KW_LANE) && s->lane != 0) return;
   Gm *g = tensor(s, P(c, 0));
   Tile *t = value(s, P(c, 2));
   int64_t r0 = ieval(s, &P(c, 1)->ix[0]), c0 = ieval(s, &P(c, 1)->ix[1]);
@@ -325,13 +328,20 @@ static void ev_K_GATHER(Sim *s, const Stmt *st, const Call *c) {
   Tile *t = fresh(s, st->dst);
   int64_t B = (int64_t)ir_kwarg((Call *)c, KW_BLOCK_SIZE)->num;
   Arg *ko = ir_kwarg((Call *)c, KW_COL_OFF);
-  int K = ko ? (int)ko->num : 0;
+  int K = !ko ? 0 : ko->k == A_IEXPR ? (int)ieval(s, &ko->ix[0]) : (int)ko->num;
+  int64_t first = 0;
   t->vr = ix->cols;
+  Arg *w = ir_kwarg((Call *)c, KW_WINDOW);
+  if (w) {
+    first = ieval(s, &w->ix[0]);
+    t->vr = clampi(ieval(s, &w->ix[1]), 0, ix->cols - first < 0 ? 0 : ix->cols - first);
+    t->vr = imin(t->vr, t->R);
+  }
   t->vc = t->C;
   steps(s, c, (uint64_t)t->R * t->C);
   memset(t->def, 0, (size_t)t->R * t->C);
   for (int i = 0; i < t->vr; i++) {
-    int64_t x = sim_gm_get(ix, 0, i).i;
+    int64_t x = sim_gm_get(ix, 0, (int)first + i).i;
     if (x < 0) RTERR(s, c->loc, R_GATHER_RANGE, "index %lld at position %d of '%s' is negative", (long long)x, i, ix->v->name);
     int64_t page = x / B;
     if (page >= tb->cols)
@@ -352,9 +362,16 @@ static void ev_K_GATHER(Sim *s, const Stmt *st, const Call *c) {
 static void ev_K_SLICE(Sim *s, const Stmt *st, const Call *c) {
   Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
   int64_t r0 = ieval(s, &P(c, 1)->ix[0]), c0 = ieval(s, &P(c, 1)->ix[1]);
-  if (r0 < 0 || c0 < 0 || r0 + t->R > a->R || c0 + t->C > a->C) die("slice window escaped the typechecker");
+  if (r0 < 0 || c0 < 0 || r0 + t->R > a->R || c0 + t->C > a->C)
+    RTERR(s, c->loc, R_SUBVIEW_OOB, "slice window [%lld, %lld) x [%lld, %lld) outside the [%d, %d] tile", (long long)r0,
+          (long long)(r0 + t->R), (long long)c0, (long long)(c0 + t->C), a->R, a->C);
   t->vr = imin(t->R, clampi(a->vr - r0, 0, t->R));
   t->vc = imin(t->C, clampi(a->vc - c0, 0, t->C));
+  Arg *vb = ir_kwarg((Call *)c, KW_VALID);
+  if (vb) {
+    t->vr = imin(t->vr, clampi(ieval(s, &vb->ix[0]), 0, t->R));
+    t->vc = imin(t->vc, clampi(ieval(s, &vb->ix[1]), 0, t->C));
+  }
   steps(s, c, (uint64_t)t->R * t->C);
   for (int i = 0; i < t->R; i++)
     for (int j = 0; j < t->C; j++) {
@@ -369,7 +386,9 @@ static void ev_K_SLICE(Sim *s, const Stmt *st, const Call *c) {
 static void ev_K_ASSEMBLE(Sim *s, const Stmt *st, const Call *c) {
   Tile *a = value(s, P(c, 0)), *b = value(s, P(c, 1)), *t = fresh(s, st->dst);
   int64_t r0 = ieval(s, &P(c, 2)->ix[0]), c0 = ieval(s, &P(c, 2)->ix[1]);
-  if (r0 < 0 || c0 < 0 || r0 + b->R > a->R || c0 + b->C > a->C) die("assemble window escaped the typechecker");
+  if (r0 < 0 || c0 < 0 || r0 + b->R > a->R || c0 + b->C > a->C)
+    RTERR(s, c->loc, R_SUBVIEW_OOB, "assemble window at [%lld, %lld] outside the [%d, %d] tile", (long long)r0,
+          (long long)c0, a->R, a->C);
   size_t n = (size_t)a->R * a->C;
   steps(s, c, n);
   memcpy(t->d, a->d, n * sizeof *t->d);
@@ -397,6 +416,12 @@ static void ev_K_FULL(Sim *s, const Stmt *st, const Call *c) {
   for (size_t i = 0; i < n; i++) t->d[i] = e, t->def[i] = 1;
   t->vr = t->R;
   t->vc = t->C;
+  Arg *vb = ir_kwarg((Call *)c, KW_VALID);
+  if (vb) {
+    t->vr = clampi(ieval(s, &vb->ix[0]), 0, t->R);
+    t->vc = clampi(ieval(s, &vb->ix[1]), 0, t->C);
+    mask(t);
+  }
   commit(s, st->dst, t);
 }
 
@@ -538,7 +563,7 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
 
 static void ev_K_SHARD(Sim *s, const Stmt *st, const Call *c) {
   Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
-  bool ud = P(c, 1)->e == MODE_UD;
+  bool ud = MODE_AXIS(P(c, 1)->e) == 0;
   int L = s->lane, S = ud ? t->R : t->C, off = L * S;
   t->vr = ud ? clampi(a->vr - off, 0, S) : a->vr;
   t->vc = ud ? a->vc : clampi(a->vc - off, 0, S);
@@ -560,7 +585,7 @@ static void ev_K_JOIN(Sim *s, const Stmt *st, const Call *c) {
   Slot *sl = &s->slot[h->var->id];
   if (sl->cur[0] < 0 || sl->cur[1] < 0) die("aic_gather before both lanes ran");
   Tile *x[2] = {&sl->t[0][sl->cur[0]], &sl->t[1][sl->cur[1]]}, *t = fresh(s, st->dst);
-  bool ud = P(c, 1)->e == MODE_UD;
+  bool ud = MODE_AXIS(P(c, 1)->e) == 0;
   int S = ud ? x[0]->R : x[0]->C;
   if (ud) {
     t->vr = x[0]->vr == S ? S + x[1]->vr : x[0]->vr;
@@ -582,6 +607,29 @@ static void ev_K_JOIN(Sim *s, const Stmt *st, const Call *c) {
 
 static void ev_K_LANEIDX(Sim *s, const Stmt *st, const Call *c) {
   (void)s, (void)st, (void)c;                   /* a lane index is read as the lane itself */
+}
+
+static void ev_K_MOVE(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  size_t n = (size_t)a->R * a->C;
+  steps(s, c, n);
+  memcpy(t->d, a->d, n * sizeof *t->d);
+  memcpy(t->def, a->def, n);
+  t->vr = a->vr;
+  t->vc = a->vc;
+  commit(s, st->dst, t);
+}
+
+static void ev_K_ISCALAR(Sim *s, const Stmt *st, const Call *c) {
+  int64_t x = ieval(s, &P(c, 0)->ix[0]), y = ieval(s, &P(c, 1)->ix[0]), r;
+  if (c->op == OP_imin) r = x < y ? x : y;
+  else if (c->op == OP_imax) r = x > y ? x : y;
+  else {
+    int64_t h = ieval(s, &P(c, 2)->ix[0]);
+    r = x < y ? y : x;
+    r = r > h ? h : r;
+  }
+  s->sval[s->lane][st->dst->id] = r;
 }
 
 static EvalFn *const evals[OP_N] = {

@@ -7,7 +7,8 @@
 #include <string.h>
 
 static int usage(void) {
-  fputs("usage: ptosim FILE --reference [--seed=N] [--dump]\n", stderr);
+  fputs("usage: ptosim FILE (--reference | [--split=MODE] [--target=T] [--stop-after=PASS] [--bugs=LIST])\n"
+        "              [--seed=N] [--dump]\n", stderr);
   return 1;
 }
 
@@ -24,8 +25,20 @@ int main(int argc, char **argv) {
   const char *file = NULL;
   bool ref = false, dump = false;
   SimOpts so = {0};
+  CompOpts co = {.split = -1, .target = -1};
+  PipeOpts po = {0};
+  bool compiled = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    if (ir_comp_flag(&co, a)) {
+      compiled = true;
+      continue;
+    }
+    if (!strncmp(a, "--stop-after=", 13)) {
+      po.stop_after = a + 13;
+      compiled = true;
+      continue;
+    }
     if (!strcmp(a, "--reference")) ref = true;
     else if (!strcmp(a, "--dump")) dump = true;
     else if (!strncmp(a, "--seed=", 7) && parse_u64(a + 7, &so.seed)) {
@@ -34,14 +47,14 @@ int main(int argc, char **argv) {
       return usage();
     } else file = a;
   }
-  if (!file || !ref) return usage();
-  Comp c = {.A = ir_arena_new()};
+  if (!file || ref == compiled) return usage();
+  Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {
     fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);
     ir_arena_free(c.A);
     return 1;
   }
-  Kernel *k = ir_front(&c);
+  Kernel *k = ref ? ir_front(&c) : pass_pipeline(&c, &po);
   int rc = 0;
   if (!k) {
     ir_diag_print(stderr, &c.src, &c.diag);

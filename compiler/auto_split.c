@@ -1,0 +1,414 @@
+/* auto_split.c — pass 4: a kernel compiled split(up_down|left_right) -> the
+ * explicit form: the whole body inside `for lane in split_aiv(2)`, vector
+ * tiles halved on the split axis, transfers turned into aiv_shard/aic_gather.
+ * Cube statements are untouched (they run once). The rules (docs/split.md):
+ *
+ * - a vector tile is HALF (lane L holds global [L*S, L*S+S), S = ceil(E/2))
+ *   unless its extent on the axis is 1, then it is REPL (whole in both lanes);
+ *   a sub-slice of a HALF tile along the axis is OWN: a window in global
+ *   coordinates that lies in one lane, the other lane's copy has valid 0;
+ * - load: offset += lane*S, shape S, valid localised clamp(V - lane*S, 0, S);
+ *   full and paged_gather likewise;
+ * - C2V move -> aiv_shard (code 1/2, or 3/4 for an odd extent); V2C move ->
+ *   aic_gather (equal halves only); a REPL transfer keeps its move (code 0);
+ * - slice of a HALF tile: the whole extent stays HALF; a sub-slice [r0, r0+h)
+ *   becomes local offset clamp(r0 - lane*S, 0, S - h), size h, valid
+ *   clamp(min(r0+h, lane*S+S) - max(r0, lane*S), 0, h);
+ * - store: HALF at global coordinates (offset += lane*S), REPL in lane 0
+ *   only, OWN in both lanes (the other lane's copy is empty);
+ * - a reduction over the split axis: unsupported E-SPLIT-REDUCE. */
+#include "ptoc.h"
+
+#include <string.h>
+
+enum { CL_NONE, CL_HALF, CL_REPL, CL_OWN };
+static const char *const clname[] = {"none", "halved", "whole", "a sub-slice"};
+
+typedef struct {
+  Comp *c;
+  Kernel *k;
+  Mode m;
+  int ax;
+  Var *lane;
+  uint8_t *cls;                                 /* by var id (tiles only) */
+  int *E;                                       /* global extent on the axis of a HALF tile */
+  Body *out;
+} AS;
+
+#define UNSUP(loc, code, ...) ir_error(a->c, loc, code, __VA_ARGS__)
+
+static int ext(const Var *v, int ax) { return ax ? v->C : v->R; }
+static void set_ext(Var *v, int ax, int e) {
+  if (ax) v->C = e;
+  else v->R = e;
+}
+
+static Aff cst(int x) { return (Aff){.c = x}; }
+static Aff plus_lane(AS *a, Aff x, int coef) {
+  for (int i = 0; i < x.n; i++)
+    if (x.v[i] == a->lane->id) {
+      x.k[i] += coef;
+      return x;
+    }
+  ASSERT(x.n < IR_MAXT);
+  int i = x.n++;
+  while (i > 0 && x.v[i - 1] > a->lane->id) x.v[i] = x.v[i - 1], x.k[i] = x.k[i - 1], i--;
+  x.v[i] = a->lane->id;
+  x.k[i] = coef;
+  return x;
+}
+static Aff addc(Aff x, int c) {
+  x.c += c;
+  return x;
+}
+static Aff sub_aff(Aff x, const Aff *y) {
+  x.c -= y->c;
+  for (int i = 0; i < y->n; i++) {
+    int j = 0;
+    while (j < x.n && x.v[j] != y->v[i]) j++;
+    if (j == x.n) {
+      ASSERT(x.n < IR_MAXT);
+      int p = x.n++;
+      while (p > 0 && x.v[p - 1] > y->v[i]) x.v[p] = x.v[p - 1], x.k[p] = x.k[p - 1], p--;
+      x.v[p] = y->v[i];
+      x.k[p] = 0;
+      j = p;
+    }
+    x.k[j] -= y->k[i];
+    if (!x.k[j]) {
+      memmove(&x.v[j], &x.v[j + 1], (size_t)(x.n - j - 1) * sizeof x.v[0]);
+      memmove(&x.k[j], &x.k[j + 1], (size_t)(x.n - j - 1) * sizeof x.k[0]);
+      x.n--;
+    }
+  }
+  return x;
+}
+static Aff var_aff(const Var *v) {
+  Aff x = {0};
+  x.n = 1;
+  x.v[0] = v->id;
+  x.k[0] = 1;
+  return x;
+}
+
+/* Emit `_name = op(x, y[, z])` on index expressions; returns the scalar. */
+static Var *scalar(AS *a, Loc loc, Op op, Aff x, Aff y, const Aff *z) {
+  Var *v = ir_temp(a->c, a->k, op == OP_clamp ? "v" : "i", VK_SCALAR, loc);
+  v->computed = true;
+  Stmt *s = ir_stmt_op(a->c, loc, v, op, z ? 3 : 2);
+  Arg *g = s->rhs.call->args;
+  g[0].k = g[1].k = A_IEXPR;
+  g[0].ix[0] = x;
+  g[1].ix[0] = y;
+  if (z) g[2].k = A_IEXPR, g[2].ix[0] = *z;
+  ir_body_push(a->c, a->out, s);
+  return v;
+}
+
+/* clamp(V - lane*S, 0, S): this lane's valid extent of a HALF tile. */
+static Aff localise(AS *a, Loc loc, Aff V, int S) {
+  if (ir_aff_const(&V)) {
+    int v0 = V.c < S ? V.c : S, v1 = V.c - S < 0 ? 0 : V.c - S > S ? S : V.c - S;
+    if (v0 == v1) return cst(v0);
+  }
+  Aff s = cst(S);
+  return var_aff(scalar(a, loc, OP_clamp, plus_lane(a, V, -S), cst(0), &s));
+}
+
+/* Does [r0, r0+h) lie within one lane's [L*S, L*S+S) on every iteration? */
+static bool contained(AS *a, const Aff *r0, int h, int S, int i, int64_t acc) {
+  if (i == r0->n) return acc >= 0 && acc / S == (acc + h - 1) / S;
+  const Var *v = a->k->vars[r0->v[i]];
+  if (v->kind != VK_LOOP || ir_loop_trips(v) > 4096) return false;
+  for (int64_t x = v->lo; x < v->hi; x += v->step)
+    if (!contained(a, r0, h, S, i + 1, acc + r0->k[i] * x)) return false;
+  return true;
+}
+
+static Arg *idx_arg(Call *c, int i) {
+  Arg *x = ir_pos(c, i);
+  ASSERT(x && x->k == A_IDX);
+  return x;
+}
+
+static int half(int E) { return (E + 1) / 2; }
+#define SOF(a, v) half((a)->E[(v)->id])
+
+/* Record the class (and global extent E) of an assignment's destination; a
+ * variable keeps one class. */
+static void define(AS *a, Stmt *st, int cl, int E) {
+  Var *v = st->dst;
+  if (!v || v->kind != VK_TILE) return;
+  if (a->cls[v->id] == CL_NONE) {
+    a->cls[v->id] = (uint8_t)cl;
+    a->E[v->id] = E;
+    if (cl == CL_HALF) set_ext(v, a->ax, half(E));
+    return;
+  }
+  if (a->cls[v->id] != cl || (cl == CL_HALF && a->E[v->id] != E))
+    UNSUP(st->loc, E_SPLIT_SLICE, "'%s' is %s in one assignment and %s in another under %s", v->name,
+          clname[a->cls[v->id]], clname[cl], ir_mode_name(a->m));
+}
+
+static int cls_of(AS *a, const Arg *x) {
+  return x->k == A_VAR && x->var->kind == VK_TILE ? a->cls[x->var->id] : CL_NONE;
+}
+
+/* Combine operand classes of an elementwise or expansion op. */
+static int combine(AS *a, Stmt *st, Call *c, int *E) {
+  int cl = CL_NONE;
+  for (int i = 0; i < c->nargs; i++) {
+    int x = cls_of(a, &c->args[i]);
+    if (x == CL_NONE) continue;
+    if (x == CL_HALF) *E = a->E[c->args[i].var->id];
+    if (cl == CL_NONE || cl == CL_REPL) cl = x;
+    else if (x != CL_REPL && (x != cl || x == CL_OWN))
+      UNSUP(st->loc, E_SPLIT_SLICE, "%s combines %s and %s tiles under %s", ir_ops[c->op].name, clname[cl], clname[x],
+            ir_mode_name(a->m));
+  }
+  return cl == CL_NONE ? CL_REPL : cl;
+}
+
+static void vector_stmt(AS *a, Stmt *st, Call *c) {
+  int ax = a->ax, S = 0, E = 0;
+  switch (ir_ops[c->op].kind) {
+  case K_LOAD: {
+    Arg *o = idx_arg(c, 1), *sh = idx_arg(c, 2);
+    E = sh->ix[ax].c;
+    if (E == 1) return define(a, st, CL_REPL, 0);
+    S = (E + 1) / 2;
+    Arg *v = ir_kwarg(c, KW_VALID);
+    Aff V = v ? v->ix[ax] : cst(E);
+    Aff loc = localise(a, st->loc, V, S);
+    o->ix[ax] = plus_lane(a, o->ix[ax], S);
+    sh->ix[ax] = cst(S);
+    if (!v) {
+      if (ir_aff_const(&loc) && loc.c == S) return define(a, st, CL_HALF, E);
+      Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
+      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
+      v = &nv[c->nargs];
+      memset(v, 0, sizeof *v);
+      v->k = A_IDX;
+      v->kw = KW_VALID;
+      v->loc = c->loc;
+      v->ix[0] = cst(sh->ix[0].c);
+      v->ix[1] = cst(sh->ix[1].c);
+      c->args = nv;
+      c->nargs++;
+    }
+    v->ix[ax] = loc;
+    return define(a, st, CL_HALF, E);
+  }
+  case K_FULL: {
+    Arg *sh = idx_arg(c, 0);
+    E = sh->ix[ax].c;
+    if (E == 1) return define(a, st, CL_REPL, 0);
+    S = (E + 1) / 2;
+    sh->ix[ax] = cst(S);
+    if (E % 2) {
+      Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
+      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
+      Arg *v = &nv[c->nargs];
+      memset(v, 0, sizeof *v);
+      v->k = A_IDX;
+      v->kw = KW_VALID;
+      v->loc = c->loc;
+      v->ix[0] = cst(sh->ix[0].c);
+      v->ix[1] = cst(sh->ix[1].c);
+      v->ix[ax] = localise(a, st->loc, cst(E), S);
+      c->args = nv;
+      c->nargs++;
+    }
+    return define(a, st, CL_HALF, E);
+  }
+  case K_GATHER: {
+    if (ir_kwarg(c, KW_WINDOW)) UNSUP(st->loc, E_SPLIT_EXTENT, "paged_gather with a window cannot be split again");
+    if (ax == 0) {
+      Arg *mi = ir_kwarg(c, KW_MAX_INDICES);
+      int N = (int)mi->num, len = ir_pos(c, 1)->var->dim[1];
+      if (N == 1) return define(a, st, CL_REPL, 0);
+      S = (N + 1) / 2;
+      mi->num = S;
+      Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
+      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
+      Arg *w = &nv[c->nargs];
+      memset(w, 0, sizeof *w);
+      w->k = A_IDX;
+      w->kw = KW_WINDOW;
+      w->loc = c->loc;
+      w->ix[0] = plus_lane(a, cst(0), S);
+      w->ix[1] = localise(a, st->loc, cst(len), S);
+      c->args = nv;
+      c->nargs++;
+      return define(a, st, CL_HALF, N);
+    }
+    Arg *sz = ir_kwarg(c, KW_SIZE);
+    int Z = (int)sz->num;
+    if (Z == 1) return define(a, st, CL_REPL, 0);
+    if (Z % 2) UNSUP(sz->loc, E_SPLIT_EXTENT, "paged_gather of %d columns: an odd row cannot be split left_right", Z);
+    S = Z / 2;
+    sz->num = S;
+    Arg *co = ir_kwarg(c, KW_COL_OFF);
+    if (!co) {
+      Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
+      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
+      co = &nv[c->nargs];
+      memset(co, 0, sizeof *co);
+      co->kw = KW_COL_OFF;
+      co->loc = c->loc;
+      c->args = nv;
+      c->nargs++;
+    }
+    Aff base = co->k == A_IEXPR ? co->ix[0] : cst((int)co->num);
+    co->k = A_IEXPR;
+    co->ix[0] = plus_lane(a, base, S);
+    return define(a, st, CL_HALF, Z);
+  }
+  case K_MOVE: {                                /* C2V */
+    Var *x = c->args[0].var;
+    E = ext(x, ax);
+    if (E == 1) return define(a, st, CL_REPL, 0);
+    c->op = OP_aiv_shard;
+    c->args[1].k = A_MODE;
+    c->args[1].e = E % 2 ? (ax ? MODE_LR_ODD : MODE_UD_ODD) : a->m;
+    return define(a, st, CL_HALF, E);
+  }
+  case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_REXP: case K_CEXP: {
+    int cl = combine(a, st, c, &E);
+    return define(a, st, cl, E);
+  }
+  case K_RRED:
+  case K_CRED: {
+    int cl = cls_of(a, &c->args[0]);
+    int raxis = ir_ops[c->op].kind == K_RRED ? 1 : 0;   /* the axis reduced over */
+    if (cl == CL_HALF && raxis == ax)
+      UNSUP(st->loc, E_SPLIT_REDUCE, "%s reduces over the split axis of %s: each lane would hold a partial result",
+            ir_ops[c->op].name, ir_mode_name(a->m));
+    return define(a, st, cl, cl == CL_HALF ? a->E[c->args[0].var->id] : 0);
+  }
+  case K_SLICE: {
+    Var *t = c->args[0].var;
+    int cl = a->cls[t->id];
+    if (cl != CL_HALF) return define(a, st, cl, 0);
+    Arg *o = idx_arg(c, 1), *sh = idx_arg(c, 2);
+    int Et = a->E[t->id], St = half(Et), h = sh->ix[ax].c;
+    Aff r0 = o->ix[ax];
+    if (ir_aff_const(&r0) && r0.c == 0 && h == Et) {
+      sh->ix[ax] = cst(St);                     /* the whole extent: stays halved */
+      return define(a, st, CL_HALF, Et);
+    }
+    if (h > St || !contained(a, &r0, h, St, 0, r0.c))
+      UNSUP(o->loc, E_SPLIT_SLICE, "slice of rows/cols [%d + ..., +%d) crosses the lane boundary at %d under %s",
+            r0.c, h, St, ir_mode_name(a->m));
+    Aff lim = cst(St - h);
+    Var *off = scalar(a, st->loc, OP_clamp, plus_lane(a, r0, -St), cst(0), &lim);
+    Var *hi = scalar(a, st->loc, OP_imin, addc(r0, h), plus_lane(a, cst(St), St), NULL);
+    Var *lo = scalar(a, st->loc, OP_imax, r0, plus_lane(a, cst(0), St), NULL);
+    Aff hh = cst(h), lov = var_aff(lo);
+    Var *vv = scalar(a, st->loc, OP_clamp, sub_aff(var_aff(hi), &lov), cst(0), &hh);
+    o->ix[ax] = var_aff(off);
+    Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
+    memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
+    Arg *v = &nv[c->nargs];
+    memset(v, 0, sizeof *v);
+    v->k = A_IDX;
+    v->kw = KW_VALID;
+    v->loc = c->loc;
+    v->ix[0] = cst(sh->ix[0].c);
+    v->ix[1] = cst(sh->ix[1].c);
+    v->ix[ax] = var_aff(vv);
+    c->args = nv;
+    c->nargs++;
+    return define(a, st, CL_OWN, 0);
+  }
+  case K_ASSEMBLE: {
+    int cd = cls_of(a, &c->args[0]), cs = cls_of(a, &c->args[1]);
+    Arg *o = idx_arg(c, 2);
+    if (cd == CL_REPL && cs == CL_REPL) return define(a, st, CL_REPL, 0);
+    if (cd == CL_HALF && cs == CL_HALF && ir_aff_const(&o->ix[ax]) && o->ix[ax].c == 0 &&
+        a->E[c->args[0].var->id] == a->E[c->args[1].var->id])
+      return define(a, st, CL_HALF, a->E[c->args[0].var->id]);
+    UNSUP(st->loc, E_SPLIT_SLICE, "assemble of %s into %s tiles along the split axis of %s", clname[cs], clname[cd],
+          ir_mode_name(a->m));
+  }
+  default:
+    die("auto_split: vector op %s", ir_ops[c->op].name);
+  }
+}
+
+static void store_stmt(AS *a, Call *c) {
+  Var *t = c->args[2].var;
+  int cl = a->cls[t->id];
+  if (cl == CL_HALF) {
+    Arg *o = idx_arg(c, 1);
+    o->ix[a->ax] = plus_lane(a, o->ix[a->ax], SOF(a, t));
+  } else if (cl == CL_REPL) {
+    Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
+    memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
+    Arg *l = &nv[c->nargs];
+    memset(l, 0, sizeof *l);
+    l->k = A_NUM;
+    l->isint = true;
+    l->kw = KW_LANE;
+    l->loc = c->loc;
+    c->args = nv;
+    c->nargs++;
+  }
+}
+
+static void body(AS *a, Body *b) {
+  Body out = {0}, *saved = a->out;
+  a->out = &out;
+  for (int i = 0; i < b->n; i++) {
+    Stmt *st = b->v[i];
+    if (st->k == S_FOR) {
+      body(a, &st->body);
+    } else if (st->k == S_OP && st->rhs.k == A_VAR) {
+      Var *x = st->rhs.var;
+      if (x->sp == SP_VEC) define(a, st, a->cls[x->id], a->E[x->id]);
+    } else if (st->k == S_OP) {
+      Call *c = st->rhs.call;
+      const OpInfo *oi = &ir_ops[c->op];
+      if (oi->kind == K_STORE) {
+        if (c->args[2].var->sp == SP_VEC) store_stmt(a, c);
+      } else if (oi->kind == K_MOVE && c->args[1].e != SP_VEC && c->args[0].var->sp == SP_VEC) {
+        Var *x = c->args[0].var;             /* V2C */
+        int cl = a->cls[x->id];
+        if (cl == CL_OWN) UNSUP(st->loc, E_SPLIT_SLICE, "a sub-slice along the split axis cannot cross to the cube");
+        if (cl == CL_HALF) {
+          if (ext(st->dst, a->ax) % 2)
+            UNSUP(st->loc, E_SPLIT_EXTENT, "V2C transfer of an odd extent %d: vector-to-cube needs equal halves",
+                  ext(st->dst, a->ax));
+          c->op = OP_aic_gather;
+          c->args[1].k = A_MODE;
+          c->args[1].e = a->m;
+        }
+      } else if (c->ty.k == TY_TILE && c->ty.sp == SP_VEC) {
+        vector_stmt(a, st, c);
+      }
+    }
+    ir_body_push(a->c, &out, st);
+  }
+  *b = out;
+  a->out = saved;
+}
+
+void pass_auto_split(Comp *c, Kernel *k) {
+  if (k->split == MODE_NONE || k->explicit_split) return;
+  AS a = {.c = c, .k = k, .m = k->split, .ax = MODE_AXIS(k->split)};
+  a.cls = ir_alloc(c->A, (size_t)k->nvars + 1);      /* new variables below are scalars */
+  a.E = ir_alloc(c->A, ((size_t)k->nvars + 1) * sizeof *a.E);
+  const char *ln = "lane";
+  for (int i = 0; i < k->nvars; i++)
+    if (!strcmp(k->vars[i]->name, ln)) ln = NULL;
+  a.lane = ln ? ir_var_new(c, k, ln, VK_LANE, k->loc) : ir_temp(c, k, "lane", VK_LANE, k->loc);
+  body(&a, &k->body);
+  Stmt *sp = ir_alloc(c->A, sizeof *sp);
+  sp->k = S_SPLIT;
+  sp->loc = k->loc;
+  sp->iv = a.lane;
+  sp->body = k->body;
+  k->body = (Body){0};
+  ir_body_push(c, &k->body, sp);
+  k->split = MODE_NONE;
+}

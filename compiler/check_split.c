@@ -1,0 +1,108 @@
+/* check_split.c — pass 5: validates the explicit split form (written by the
+ * user or made by auto_split); consumes and produces the same IR. User
+ * errors: a split attribute together with split_aiv; aiv_shard whose mode
+ * does not match the parity of the extent (up_down/left_right need an even
+ * extent, the _odd modes an odd one); aic_gather with an odd mode or a mode
+ * on another axis than the aiv_shard its value came from; a store of a half
+ * tile whose offset on the split axis is not `lane * half + c` (with no lane
+ * term on the other axis); two split axes in one kernel unless
+ * --allow-mixed-modes. A cube op fed a half tile and subblock_idx() outside
+ * split_aiv are already rejected by the typechecker (E-LANE, E-SCOPE). */
+#include "ptoc.h"
+
+typedef struct {
+  Comp *c;
+  Kernel *k;
+  int8_t *axis;                                 /* by var id: split axis of a half tile, -1 none */
+  int axes;                                     /* bit set of the axes used */
+  Loc first;
+} CS;
+
+static int lane_coef(CS *s, const Aff *a) {
+  int k = 0;
+  for (int i = 0; i < a->n; i++) {
+    const Var *v = s->k->vars[a->v[i]];
+    if (v->kind == VK_LANE || (v->kind == VK_SCALAR && !v->computed)) k += a->k[i];
+  }
+  return k;
+}
+
+static void use_axis(CS *s, Loc l, int ax) {
+  s->axes |= 1 << ax;
+  if (s->axes == 3 && !s->c->o.allow_mixed_modes)
+    ir_error(s->c, l, E_SPLIT_MIXED, "split_aiv uses both up_down and left_right (first at %d:%d); pass "
+             "--allow-mixed-modes to permit it", s->first.line, s->first.col);
+  if (!s->first.line) s->first = l;
+}
+
+static void body(CS *s, Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    Stmt *st = b->v[i];
+    if (st->k != S_OP) {
+      body(s, &st->body);
+      continue;
+    }
+    if (st->rhs.k == A_VAR) {
+      if (st->dst && st->dst->kind == VK_TILE) s->axis[st->dst->id] = s->axis[st->rhs.var->id];
+      continue;
+    }
+    Call *c = st->rhs.call;
+    int ax = -1;
+    switch (ir_ops[c->op].kind) {
+    case K_SHARD: {
+      Mode m = (Mode)c->args[1].e;
+      const Var *x = c->args[0].var;
+      int E = MODE_AXIS(m) ? x->C : x->R;
+      use_axis(s, c->loc, MODE_AXIS(m));
+      if ((E % 2 == 1) != MODE_ODD(m))
+        ir_error(s->c, c->args[1].loc, E_SPLIT_ODD, "aiv_shard: extent %d is %s; use %s", E, E % 2 ? "odd" : "even",
+                 ir_mode_name(E % 2 ? (MODE_AXIS(m) ? MODE_LR_ODD : MODE_UD_ODD) : (MODE_AXIS(m) ? MODE_LR : MODE_UD)));
+      ax = MODE_AXIS(m);
+      break;
+    }
+    case K_JOIN: {
+      Mode m = (Mode)c->args[1].e;
+      use_axis(s, c->loc, MODE_AXIS(m));
+      if (MODE_ODD(m))
+        ir_error(s->c, c->args[1].loc, E_SPLIT_ODD, "aic_gather needs equal halves; %s is not allowed", ir_mode_name(m));
+      int from = c->args[0].k == A_VAR ? s->axis[c->args[0].var->id] : -1;
+      if (from >= 0 && from != MODE_AXIS(m))
+        ir_error(s->c, c->args[1].loc, E_SPLIT_MODE, "aic_gather %s of a value sharded %s", ir_mode_name(m),
+                 from ? "left_right" : "up_down");
+      break;
+    }
+    case K_STORE: {
+      const Var *t = c->args[2].var;
+      int a = s->axis[t->id];
+      if (a < 0) break;
+      const Aff *o = c->args[1].ix;
+      int half = a ? t->C : t->R;
+      if (lane_coef(s, &o[a]) != half || lane_coef(s, &o[!a]) != 0)
+        ir_error(s->c, c->args[1].loc, E_SPLIT_STORE,
+                 "store of a half tile (%d on the split axis) must be at lane * %d + c on that axis, and "
+                 "independent of the lane on the other", half, half);
+      break;
+    }
+    case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_REXP: case K_CEXP: case K_RRED: case K_CRED:
+      for (int j = 0; j < c->nargs && ax < 0; j++)
+        if (c->args[j].k == A_VAR && c->args[j].var->kind == VK_TILE) ax = s->axis[c->args[j].var->id];
+      if (ax >= 0 && ir_ops[c->op].kind == (ax ? K_RRED : K_CRED)) ax = -1;   /* reduced away */
+      break;
+    default:
+      break;
+    }
+    if (st->dst && st->dst->kind == VK_TILE) s->axis[st->dst->id] = (int8_t)ax;
+  }
+}
+
+void pass_check_split(Comp *c, Kernel *k) {
+  bool has = ir_has_split_aiv(&k->body);
+  if (!has) return;
+  if (k->split != MODE_NONE)
+    ir_error(c, k->loc, E_SPLIT_BOTH, "kernel '%s' is compiled split(%s) but is written with split_aiv", k->name,
+             ir_mode_name(k->split));
+  CS s = {.c = c, .k = k};
+  s.axis = ir_alloc(c->A, (size_t)k->nvars);
+  for (int i = 0; i < k->nvars; i++) s.axis[i] = -1;
+  body(&s, &k->body);
+}

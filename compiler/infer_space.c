@@ -1,0 +1,92 @@
+/* infer_space.c — pass 3: flat typed IR -> flat IR where every operand is in
+ * the space its op needs. Vector ops take vec tiles, matmul takes mat
+ * operands, a store from mat on a5 goes through vec. Where a tile is in
+ * another space a `move` is inserted just before the use (vec <- acc/mat is a
+ * C2V transfer, mat <- vec a V2C transfer, mat <- acc stays on the cube). A
+ * moved value is reused until its source is reassigned; the cache is dropped
+ * at loop and split_aiv boundaries, where a loop-carried value may change. */
+#include "ptoc.h"
+
+typedef struct {
+  Var *src, *dst;
+} Moved;
+
+typedef struct {
+  Comp *c;
+  Kernel *k;
+  Target tgt;
+  Moved cache[64];
+  int n;
+} IS;
+
+static Space need(IS *s, const Call *c, int i) {
+  const OpInfo *oi = &ir_ops[c->op];
+  Arg *a = &c->args[i];
+  if (a->k != A_VAR || a->var->kind != VK_TILE) return SP_NONE;
+  switch (oi->kind) {
+  case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_RRED: case K_CRED:
+  case K_REXP: case K_CEXP: case K_ASSEMBLE:
+    return SP_VEC;
+  case K_MATMUL:
+    return c->op == OP_matmul_acc && i == 0 ? SP_ACC : SP_MAT;
+  case K_STORE:
+    return s->tgt == TGT_A5 && a->var->sp == SP_MAT ? SP_VEC : SP_NONE;
+  default:
+    return SP_NONE;
+  }
+}
+
+static void forget(IS *s, const Var *v) {
+  for (int i = 0; i < s->n; i++)
+    if (s->cache[i].src == v || s->cache[i].dst == v) s->cache[i--] = s->cache[--s->n];
+}
+
+static void body(IS *s, Body *b) {
+  Body out = {0};
+  s->n = 0;
+  for (int i = 0; i < b->n; i++) {
+    Stmt *st = b->v[i];
+    if (st->k != S_OP) {
+      body(s, &st->body);
+      s->n = 0;
+      ir_body_push(s->c, &out, st);
+      continue;
+    }
+    if (st->rhs.k == A_CALL) {
+      Call *c = st->rhs.call;
+      for (int a = 0; a < c->nargs; a++) {
+        Space sp = need(s, c, a);
+        Var *v = c->args[a].var;
+        if (sp == SP_NONE || v->sp == sp) continue;
+        Var *m = NULL;
+        for (int j = 0; j < s->n && !m; j++)
+          if (s->cache[j].src == v && s->cache[j].dst->sp == sp) m = s->cache[j].dst;
+        if (!m) {
+          m = ir_temp(s->c, s->k, "m", VK_TILE, c->args[a].loc);
+          m->dt = v->dt;
+          m->R = v->R;
+          m->C = v->C;
+          m->sp = sp;
+          Stmt *mv = ir_stmt_op(s->c, c->args[a].loc, m, OP_move, 2);
+          Call *mc = mv->rhs.call;
+          mc->args[0].k = A_VAR;
+          mc->args[0].var = v;
+          mc->args[1].k = A_SPACE;
+          mc->args[1].e = sp;
+          ir_body_push(s->c, &out, mv);
+          if (s->n == 64) s->n = 0;
+          s->cache[s->n++] = (Moved){v, m};
+        }
+        c->args[a].var = m;
+      }
+    }
+    if (st->dst) forget(s, st->dst);
+    ir_body_push(s->c, &out, st);
+  }
+  *b = out;
+}
+
+void pass_infer_space(Comp *c, Kernel *k) {
+  IS s = {.c = c, .k = k, .tgt = k->target};
+  body(&s, &k->body);
+}
