@@ -40,6 +40,7 @@ static void body(CS *s, Body *b) {
     Stmt *st = b->v[i];
     if (st->k != S_OP) {
       body(s, &st->body);
+      body(s, &st->other);
       continue;
     }
     if (st->rhs.k == A_VAR) {

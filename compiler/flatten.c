@@ -58,7 +58,7 @@ static void body(F *f, Body *b) {
   for (int i = 0; i < b->n; i++) {
     Stmt *s = b->v[i];
     if (s->k == S_OP && s->rhs.k == A_CALL) hoist(f, &out, s->rhs.call);
-    else if (s->k != S_OP) body(f, &s->body);
+    else if (s->k != S_OP) body(f, &s->body), body(f, &s->other);
     ir_body_push(f->c, &out, s);
   }
   *b = out;

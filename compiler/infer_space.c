@@ -48,6 +48,7 @@ static void body(IS *s, Body *b) {
     Stmt *st = b->v[i];
     if (st->k != S_OP) {
       body(s, &st->body);
+      body(s, &st->other);
       s->n = 0;
       ir_body_push(s->c, &out, st);
       continue;

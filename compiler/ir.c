@@ -73,9 +73,16 @@ Stmt *ir_stmt_op(Comp *c, Loc loc, Var *dst, Op op, int nargs) {
   return s;
 }
 
+Stmt *ir_func(const Kernel *k, Func fn) {
+  for (int i = 0; i < k->body.n; i++)
+    if (k->body.v[i]->k == S_FUNC && k->body.v[i]->fn == fn) return k->body.v[i];
+  return NULL;
+}
+
 bool ir_has_split_aiv(const Body *b) {
   for (int i = 0; i < b->n; i++)
-    if (b->v[i]->k == S_SPLIT || (b->v[i]->k == S_FOR && ir_has_split_aiv(&b->v[i]->body))) return true;
+    if (b->v[i]->k == S_SPLIT || ((b->v[i]->k == S_FOR || b->v[i]->k == S_FUNC) && ir_has_split_aiv(&b->v[i]->body)))
+      return true;
   return false;
 }
 

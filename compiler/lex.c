@@ -18,7 +18,7 @@ Tok *ir_lex(Comp *c, int *ntok) {
       v = nv;
       cap *= 2;
     }
-    while (p < end && (isspace((unsigned char)*p) || *p == '#')) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' || *p == '#')) {
       if (*p == '#')
         while (p < end && *p != '\n') p++;
       else if (*p++ == '\n') {
@@ -59,12 +59,14 @@ Tok *ir_lex(Comp *c, int *ntok) {
       if (q < end && (isalpha((unsigned char)*q) || *q == '_' || *q == '.'))
         ir_error(c, t->loc, E_LEX, "malformed number");
       char buf[64];
-      if (q - p >= (long)sizeof buf) ir_error(c, t->loc, E_LEX, "number too long");
+      if (q - p >= (long)sizeof buf) ir_error(c, t->loc, E_LEX, "number longer than %d characters", (int)sizeof buf - 1);
       memcpy(buf, p, (size_t)(q - p));
       buf[q - p] = 0;
       t->num = strtod(buf, NULL);
       if (!isfloat) {
-        if (q - p > 10) ir_error(c, t->loc, E_LEX, "integer too large");
+        const char *z = p;
+        while (z < q - 1 && *z == '0') z++;       /* leading zeros do not count */
+        if (q - z > 10) ir_error(c, t->loc, E_LEX, "integer too large");
         t->ival = strtoll(buf, NULL, 10);
         if (t->ival > (int64_t)INT32_MAX + 1) ir_error(c, t->loc, E_LEX, "integer too large");
       }

@@ -20,12 +20,16 @@ typedef struct {
   int pos;
   Scope *sc;
   Var *lane;                                    /* innermost split_aiv lane var */
+  int depth;                                    /* nesting of calls and parentheses */
 } P;
+
+enum { MAX_DEPTH = 256 };
 
 static const char *const reserved[] = {
     "kernel", "for",  "in",    "range",   "split_aiv", "store",  "out",        "inout",
     "f32",    "f16",  "i32",   "vec",     "mat",       "acc",    "up_down",    "left_right",
-    "split",  "target", "slots", "none",  "a2a3",      "a5",     "up_down_odd", "left_right_odd", NULL};
+    "split",  "target", "slots", "none",  "a2a3",      "a5",     "up_down_odd", "left_right_odd",
+    "aic",    "aiv",  "if",    "replay",  "c2v",       "v2c",    NULL};
 
 bool ir_reserved(const char *s, size_t n) {
   for (int i = 0; reserved[i]; i++)
@@ -109,6 +113,10 @@ static void push_scope(P *p) {
   p->sc = sc;
 }
 
+static void enter(P *p, Loc l) {
+  if (++p->depth > MAX_DEPTH) ir_error(p->c, l, E_PARSE, "nesting deeper than %d levels", MAX_DEPTH);
+}
+
 /* ---- index expressions ----------------------------------------------------- */
 
 static void aff_check(P *p, Loc loc, int64_t x) {
@@ -160,14 +168,22 @@ static Aff iexpr(P *p);
 static Aff ifactor(P *p) {
   Tok *t = peek(p);
   Aff a = {0};
-  if (accept(p, "-")) return aff_scale(p, t->loc, ifactor(p), -1);
+  if (accept(p, "-")) {
+    enter(p, t->loc);
+    a = aff_scale(p, t->loc, ifactor(p), -1);
+    p->depth--;
+    return a;
+  }
   if (accept(p, "(")) {
+    enter(p, t->loc);
     a = iexpr(p);
     expect(p, ")");
+    p->depth--;
     return a;
   }
   if (t->k == TK_INT) {
     next(p);
+    aff_check(p, t->loc, t->ival);
     a.c = (int32_t)t->ival;
     return a;
   }
@@ -235,6 +251,7 @@ static int word(Tok *t, const char *const *tab) {
 static const char *const dtypes[] = {"f32", "f16", "i32", NULL};
 static const char *const modes[] = {"none", "up_down", "left_right", "up_down_odd", "left_right_odd", NULL};
 static const char *const spaces[] = {"none", "vec", "mat", "acc", NULL};
+static const char *const dirs[] = {"c2v", "v2c", NULL};
 
 static Call *call(P *p);
 static void number(P *p, Arg *a) {
@@ -276,7 +293,8 @@ static void arg(P *p, Arg *a) {
       next(p);
       a->k = A_MODE;
       a->e = word(v, modes);
-    } else if (v->k == TK_INT || v->k == TK_IDENT || is(v, "-") || is(v, "(")) {
+    } else if (v->k == TK_INT || (v->k == TK_IDENT && !ir_reserved(v->s, (size_t)v->len)) || is(v, "-") ||
+               is(v, "(")) {
       a->k = A_IEXPR;                           /* an integer, or an index expression */
       a->ix[0] = iexpr(p);
       if (ir_aff_const(&a->ix[0])) {
@@ -300,6 +318,10 @@ static void arg(P *p, Arg *a) {
     next(p);
     a->k = A_SPACE;
     a->e = word(t, spaces);
+  } else if (t->k == TK_IDENT && word(t, dirs) >= 0) {
+    next(p);
+    a->k = A_DIR;
+    a->e = word(t, dirs);
   } else if (t->k == TK_IDENT && is(peek2(p), "(")) {
     a->k = A_CALL;
     a->call = call(p);
@@ -316,6 +338,7 @@ static void arg(P *p, Arg *a) {
 
 static Call *call(P *p) {
   Tok *t = expect_ident(p, "an operation");
+  enter(p, t->loc);
   int op = ir_op_lookup(t->s, (size_t)t->len);
   if (op < 0) ir_error(p->c, t->loc, E_OP, "unknown operation '%.*s'", t->len, t->s);
   Call *c = ir_alloc(p->c->A, sizeof *c);
@@ -347,6 +370,7 @@ static Call *call(P *p) {
   c->nargs = n;
   c->args = ir_alloc(p->c->A, (size_t)(n ? n : 1) * sizeof *c->args);
   memcpy(c->args, buf, (size_t)n * sizeof *buf);
+  p->depth--;
   return c;
 }
 
@@ -354,10 +378,42 @@ static Call *call(P *p) {
 
 static void block(P *p, Body *b);
 
+static void scoped_block(P *p, Body *b) {
+  Scope *saved = p->sc;
+  push_scope(p);
+  block(p, b);
+  p->sc = saved;
+}
+
 static Stmt *stmt(P *p) {
   Tok *t = peek(p);
   Stmt *s = ir_alloc(p->c->A, sizeof *s);
   s->loc = t->loc;
+  if ((is(t, "aic") || is(t, "aiv")) && is(peek2(p), "{")) {
+    next(p);
+    if (p->sc->up->up || p->lane) ir_error(p->c, t->loc, E_SCOPE, "'%.*s' programs are only allowed at the top of a kernel", t->len, t->s);
+    s->k = S_FUNC;
+    s->fn = is(t, "aic") ? FN_AIC : FN_AIV;
+    p->k->expanded = true;
+    scoped_block(p, &s->body);
+    return s;
+  }
+  if (is(t, "if")) {
+    next(p);
+    Tok *n = expect_ident(p, "the lane variable");
+    Var *v = lookup(p, n->s, (size_t)n->len);
+    if (!v || v->kind != VK_LANE) ir_error(p->c, n->loc, E_SCOPE, "'if' tests the lane variable of an enclosing split_aiv");
+    expect(p, "=");
+    expect(p, "=");
+    Tok *z = peek(p);
+    if (expect_int(p, "0") != 0) ir_error(p->c, z->loc, E_PARSE, "'if' tests lane == 0");
+    s->k = S_IF;
+    s->iv = v;
+    scoped_block(p, &s->body);
+    expect(p, "replay");
+    scoped_block(p, &s->other);
+    return s;
+  }
   if (is(t, "for")) {
     next(p);
     Tok *n = expect_name(p, "loop variable");
@@ -367,17 +423,23 @@ static Stmt *stmt(P *p) {
     Tok *kind = expect_ident(p, "'range' or 'split_aiv'");
     expect(p, "(");
     if (is(kind, "range")) {
-      Loc l = peek(p)->loc;
+      Loc l[3];
       int64_t v[3] = {0, 0, 1};
+      l[0] = peek(p)->loc;
       v[0] = expect_int(p, "range start");
       expect(p, ",");
+      l[1] = peek(p)->loc;
       v[1] = expect_int(p, "range end");
-      if (accept(p, ",")) v[2] = expect_int(p, "range step");
+      l[2] = l[1];
+      if (accept(p, ",")) {
+        l[2] = peek(p)->loc;
+        v[2] = expect_int(p, "range step");
+      }
       expect(p, ")");
       for (int i = 0; i < 3; i++)
         if (v[i] > (1 << 20) || v[i] < -(1 << 20))
-          ir_error(p->c, l, E_RANGE, "loop bound %lld out of range (at most 2^20 in magnitude)", (long long)v[i]);
-      if (v[2] <= 0) ir_error(p->c, l, E_RANGE, "loop step must be positive, got %lld", (long long)v[2]);
+          ir_error(p->c, l[i], E_RANGE, "loop bound %lld out of range (at most 2^20 in magnitude)", (long long)v[i]);
+      if (v[2] <= 0) ir_error(p->c, l[2], E_RANGE, "loop step must be positive, got %lld", (long long)v[2]);
       s->k = S_FOR;
       s->iv = ir_var_new(p->c, p->k, name_of(p, n), VK_LOOP, n->loc);
       s->iv->lo = (int)v[0];

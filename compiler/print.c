@@ -60,6 +60,7 @@ static void arg(FILE *f, const Kernel *k, const Arg *a) {
   case A_MODE: fputs(ir_mode_name((Mode)a->e), f); break;
   case A_SPACE: fputs(ir_space_name((Space)a->e), f); break;
   case A_IEXPR: aff(f, k, &a->ix[0]); break;
+  case A_DIR: fputs(a->e == PIPE_C2V ? "c2v" : "v2c", f); break;
   }
 }
 
@@ -81,6 +82,15 @@ static void body(FILE *f, const Kernel *k, const Body *b, int ind) {
       fprintf(f, "for %s in range(%d, %d, %d) {\n", v->name, v->lo, v->hi, v->step);
     } else if (s->k == S_SPLIT) {
       fprintf(f, "for %s in split_aiv(2) {\n", s->iv->name);
+    } else if (s->k == S_FUNC) {
+      fputs(s->fn == FN_AIC ? "aic {\n" : "aiv {\n", f);
+    } else if (s->k == S_IF) {
+      fprintf(f, "if %s == 0 {\n", s->iv->name);
+      body(f, k, &s->body, ind + 1);
+      fprintf(f, "%*s} replay {\n", 2 * ind, "");
+      body(f, k, &s->other, ind + 1);
+      fprintf(f, "%*s}\n", 2 * ind, "");
+      continue;
     } else {
       if (s->dst) fprintf(f, "%s = ", s->dst->name);
       arg(f, k, &s->rhs);

@@ -76,11 +76,11 @@ bool ir_read_file(Arena *a, const char *path, Src *out);
 
 /* ---- ops.def: the op table ------------------------------------------------ */
 
-typedef enum { SD_VEC, SD_CUBE, SD_SPACE, SD_OPND, SD_SHARD, SD_JOIN, SD_MOVE, SD_SCALAR } Side;
+typedef enum { SD_VEC, SD_CUBE, SD_SPACE, SD_OPND, SD_SHARD, SD_JOIN, SD_MOVE, SD_SCALAR, SD_PIPE } Side;
 typedef enum {
   K_LOAD, K_STORE, K_GATHER, K_SLICE, K_ASSEMBLE, K_FULL, K_BIN, K_BINS, K_UN,
   K_CAST, K_RRED, K_CRED, K_REXP, K_CEXP, K_MATMUL, K_SHARD, K_JOIN, K_LANEIDX,
-  K_MOVE, K_ISCALAR, K_N
+  K_MOVE, K_ISCALAR, K_PIPE, K_TPUSH, K_TPOP, K_TFREE, K_SYNC, K_N
 } OpKind;
 typedef enum { KW_NONE, KW_VALID, KW_SPACE, KW_TRANS_B, KW_BLOCK_SIZE, KW_SIZE,
                KW_MAX_INDICES, KW_COL_OFF, KW_LANE, KW_WINDOW, KW_N } Kw;
@@ -166,7 +166,8 @@ typedef struct {
   bool lane;                                    /* a lane value (one per lane in split_aiv) */
 } Type;
 
-typedef enum { A_VAR, A_CALL, A_IDX, A_NUM, A_DTYPE, A_MODE, A_SPACE, A_IEXPR } ArgKind;
+typedef enum { A_VAR, A_CALL, A_IDX, A_NUM, A_DTYPE, A_MODE, A_SPACE, A_IEXPR, A_DIR } ArgKind;
+typedef enum { PIPE_C2V, PIPE_V2C } PipeDir;
 typedef struct Call Call;
 typedef struct {
   ArgKind k;
@@ -177,7 +178,7 @@ typedef struct {
   Aff ix[2];                                    /* A_IDX; A_IEXPR uses ix[0] */
   double num;                                   /* A_NUM */
   bool isint;                                   /* A_NUM written as an integer */
-  int e;                                        /* A_DTYPE / A_MODE / A_SPACE value */
+  int e;                                        /* A_DTYPE / A_MODE / A_SPACE / A_DIR value */
 } Arg;
 
 struct Call {
@@ -189,7 +190,9 @@ struct Call {
   bool perlane;                                 /* runs once per lane (inside split_aiv) */
 };
 
-typedef enum { S_OP, S_FOR, S_SPLIT } StmtKind;
+/* S_FUNC: a core's program (aic or aiv); S_IF: `if lane == 0 { body } replay { other }`. */
+typedef enum { S_OP, S_FOR, S_SPLIT, S_FUNC, S_IF } StmtKind;
+typedef enum { FN_AIC, FN_AIV } Func;
 typedef struct Stmt Stmt;
 typedef struct {
   Stmt **v;
@@ -201,8 +204,10 @@ struct Stmt {
   Loc loc;
   Var *dst;                                     /* S_OP: assigned var or NULL (store) */
   Arg rhs;                                      /* S_OP: A_VAR (copy) or A_CALL */
-  Var *iv;                                      /* S_FOR loop var, S_SPLIT lane var */
+  Var *iv;                                      /* S_FOR loop var, S_SPLIT / S_IF lane var */
   Body body;
+  Body other;                                   /* S_IF: the replay body */
+  Func fn;                                      /* S_FUNC */
 };
 
 typedef struct Kernel {
@@ -217,6 +222,7 @@ typedef struct Kernel {
   Var **vars;                                   /* every variable, by id */
   int nvars, capvars;
   bool explicit_split;                          /* the source was written with split_aiv */
+  bool expanded;                                /* holds per-core programs (after expand_mixed) */
 } Kernel;
 
 /* ---- ir.c: building and querying the IR ------------------------------------ */
@@ -266,6 +272,12 @@ void pass_flatten(Comp *c, Kernel *k);
 void pass_infer_space(Comp *c, Kernel *k);
 void pass_auto_split(Comp *c, Kernel *k);
 void pass_check_split(Comp *c, Kernel *k);
+
+/* ---- expand_mixed.c, dual_lane.c ----------------------------------------------- */
+
+void pass_expand_mixed(Comp *c, Kernel *k);
+void pass_dual_lane(Comp *c, Kernel *k);
+Stmt *ir_func(const Kernel *k, Func fn);        /* the aic / aiv program, or NULL */
 
 /* ---- print.c -------------------------------------------------------------- */
 

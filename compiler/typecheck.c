@@ -18,6 +18,7 @@ typedef struct {
   Kernel *k;
   Var *lane;                                    /* enclosing split_aiv lane var */
   bool final, changed;
+  int dead;                                     /* inside a loop that never runs: no range checks */
 } T;
 
 #define ERR(loc, code, ...) ir_error(t->c, loc, code, __VA_ARGS__)
@@ -92,6 +93,12 @@ static Var *tensor_of(T *t, Call *c, Arg *a, const char *what) {
   return a->var;
 }
 
+static Var *tensor2d(T *t, Call *c, Arg *a, const char *what) {
+  Var *v = tensor_of(t, c, a, what);
+  if (v->rank != 2) ERR(a->loc, E_ARG, "%s: %s must be a 2-D tensor; '%s' is a 1-D index table", opn(c), what, v->name);
+  return v;
+}
+
 static void index_arg(T *t, Call *c, Arg *a, const char *what) {
   if (a->k != A_IDX) ERR(a->loc, E_ARG, "%s: %s must be an index pair [r, c]", opn(c), what);
 }
@@ -107,7 +114,7 @@ static void shape_arg(T *t, Call *c, Arg *a, int *R, int *C) {
   *C = a->ix[1].c;
 }
 
-static int int_kw(T *t, Call *c, Kw kw, int dflt, int lo, int hi, bool required) {
+static int int_kw(T *t, Call *c, Kw kw, int dflt, int lo, int hi, bool required, DiagCode code) {
   Arg *a = ir_kwarg(c, kw);
   if (a && a->k == A_IEXPR) ERR(a->loc, E_ARG, "%s: '%s' must be a constant", opn(c), ir_kw_name(kw));
   if (!a) {
@@ -115,7 +122,7 @@ static int int_kw(T *t, Call *c, Kw kw, int dflt, int lo, int hi, bool required)
     return dflt;
   }
   if (a->k != A_NUM || !a->isint) ERR(a->loc, E_ARG, "%s: '%s' takes an integer", opn(c), ir_kw_name(kw));
-  if (a->num < lo || a->num > hi) ERR(a->loc, E_RANGE, "%s: '%s' must be in %d..%d", opn(c), ir_kw_name(kw), lo, hi);
+  if (a->num < lo || a->num > hi) ERR(a->loc, code, "%s: '%s' must be in %d..%d", opn(c), ir_kw_name(kw), lo, hi);
   return (int)a->num;
 }
 
@@ -144,7 +151,7 @@ static void need_float(T *t, Call *c, Loc l, Type a) {
 /* A GM window [off, off+ext) on each dim must lie inside tensor T. ext is an
  * affine expression (valid extents), or a constant. */
 static void gm_window(T *t, Call *c, Loc l, Var *T_, const Aff off[2], const Aff ext[2]) {
-  for (int d = 0; d < 2; d++) {
+  for (int d = 0; d < 2 && !t->dead; d++) {
     if (!ir_aff_exact(t->k, &off[d]) || !ir_aff_exact(t->k, &ext[d])) continue;   /* checked at run time */
     int64_t lo, hi, elo, ehi, slo, shi;
     ir_aff_range(t->k, &off[d], &lo, &hi);
@@ -159,7 +166,7 @@ static void gm_window(T *t, Call *c, Loc l, Var *T_, const Aff off[2], const Aff
 
 static void tile_window(T *t, Call *c, Loc l, const Aff off[2], const int ext[2], int R, int C, const char *what) {
   int dim[2] = {R, C};
-  for (int d = 0; d < 2; d++) {
+  for (int d = 0; d < 2 && !t->dead; d++) {
     int64_t lo, hi;
     if (!ir_aff_exact(t->k, &off[d])) continue;                             /* checked at run time */
     ir_aff_range(t->k, &off[d], &lo, &hi);
@@ -182,7 +189,7 @@ static Arg *valid_kw(T *t, Call *c, int R, int C, Aff ext[2]) {
   for (int d = 0; d < 2; d++) {
     int64_t lo, hi;
     ir_aff_range(t->k, &v->ix[d], &lo, &hi);
-    if (lo < 0 || hi > (d ? C : R))
+    if (!t->dead && (lo < 0 || hi > (d ? C : R)))
       ERR(v->loc, E_VALID, "%s: valid extent on dim %d ranges over [%lld, %lld], outside 0..%d", opn(c), d,
           (long long)lo, (long long)hi, d ? C : R);
     ext[d] = v->ix[d];
@@ -206,7 +213,7 @@ static Type check_call(T *t, Call *c) {
   bool lane_ok = false;                         /* may this call read lane values? */
   switch (oi->kind) {
   case K_LOAD: {
-    g = tensor_of(t, c, pos(t, c, 0), "the source");
+    g = tensor2d(t, c, pos(t, c, 0), "the source");
     if (g->dir == DIR_OUT) ERR(c->args[0].loc, E_DIR, "load from 'out' tensor '%s' (declare it inout)", g->name);
     Arg *o = pos(t, c, 1);
     index_arg(t, c, o, "the offset");
@@ -221,7 +228,7 @@ static Type check_call(T *t, Call *c) {
     break;
   }
   case K_STORE: {
-    g = tensor_of(t, c, pos(t, c, 0), "the destination");
+    g = tensor2d(t, c, pos(t, c, 0), "the destination");
     if (g->dir == DIR_IN) ERR(c->args[0].loc, E_DIR, "store to 'in' tensor '%s' (declare it out or inout)", g->name);
     Arg *o = pos(t, c, 1);
     index_arg(t, c, o, "the offset");
@@ -251,7 +258,7 @@ static Type check_call(T *t, Call *c) {
     break;
   }
   case K_GATHER: {
-    g = tensor_of(t, c, pos(t, c, 0), "the source");
+    g = tensor2d(t, c, pos(t, c, 0), "the source");
     Var *ix = tensor_of(t, c, pos(t, c, 1), "the index table");
     Var *tb = tensor_of(t, c, pos(t, c, 2), "the page table");
     if (g->dir == DIR_OUT) ERR(c->args[0].loc, E_DIR, "paged_gather from 'out' tensor '%s'", g->name);
@@ -261,13 +268,13 @@ static Type check_call(T *t, Call *c) {
         ERR(c->args[i].loc, E_TYPE, "paged_gather: '%s' must be a 1-D i32 table", x->name);
       if (x->dir == DIR_OUT) ERR(c->args[i].loc, E_DIR, "paged_gather: table '%s' is an 'out' tensor", x->name);
     }
-    int bs = int_kw(t, c, KW_BLOCK_SIZE, 0, 1, IR_MAXGM, true);
-    int sz = int_kw(t, c, KW_SIZE, 0, 1, IR_MAXDIM, true);
-    int mi = int_kw(t, c, KW_MAX_INDICES, 0, 1, IR_MAXDIM, true);
+    int bs = int_kw(t, c, KW_BLOCK_SIZE, 0, 1, IR_MAXGM, true, E_DIM);
+    int sz = int_kw(t, c, KW_SIZE, 0, 1, IR_MAXDIM, true, E_DIM);
+    int mi = int_kw(t, c, KW_MAX_INDICES, 0, 1, IR_MAXDIM, true, E_DIM);
     Arg *cok = ir_kwarg(c, KW_COL_OFF);
     int64_t colo = 0, cohi = 0;
     if (cok && cok->k == A_IEXPR) ir_aff_range(t->k, &cok->ix[0], &colo, &cohi);
-    else colo = cohi = int_kw(t, c, KW_COL_OFF, 0, 0, IR_MAXGM, false);
+    else colo = cohi = int_kw(t, c, KW_COL_OFF, 0, 0, IR_MAXGM, false, E_BOUNDS);
     (void)bs;
     if (colo < 0 || cohi + sz > g->dim[1])
       ERR(c->loc, E_BOUNDS, "paged_gather: columns [%lld, %lld) are past '%s' with %d columns", (long long)colo,
@@ -405,11 +412,15 @@ static Type check_call(T *t, Call *c) {
     a = tile_of(t, c, pos(t, c, base), "the left operand");
     b = tile_of(t, c, pos(t, c, base + 1), "the right operand");
     same_dtype(t, c, c->args[base + 1].loc, a, b);
-    int tb = int_kw(t, c, KW_TRANS_B, 0, 0, 1, false);
+    int tb = int_kw(t, c, KW_TRANS_B, 0, 0, 1, false, E_ARG);
     int bk = tb ? b.C : b.R, bn = tb ? b.R : b.C;
     if (a.C != bk)
       ERR(c->args[base + 1].loc, E_SHAPE, "%s: inner dimensions differ: [%d,%d] x [%d,%d]%s", opn(c), a.R, a.C, b.R,
           b.C, tb ? " transposed" : "");
+    int bkv = tb ? b.vc : b.vr;
+    if (a.vc >= 0 && bkv >= 0 && bkv < a.vc)
+      ERR(c->args[base + 1].loc, E_VALID, "%s: right operand has %d valid rows along k, the left operand sums %d",
+          opn(c), bkv, a.vc);
     r.dt = a.dt == DT_I32 ? DT_I32 : DT_F32;
     r.sp = SP_ACC;
     r.R = a.R;
@@ -473,6 +484,41 @@ static Type check_call(T *t, Call *c) {
     if (r.sp != SP_VEC) lane_ok = true;         /* lane 0's value crosses to the cube */
     break;
   }
+  case K_PIPE: {
+    Arg *d = pos(t, c, 0), *n = pos(t, c, 1), *b = pos(t, c, 2);
+    if (d->k != A_DIR) ERR(d->loc, E_ARG, "pipe: the first argument is c2v or v2c");
+    if (n->k != A_NUM || !n->isint || n->num < 1 || n->num > 8) ERR(n->loc, E_RANGE, "pipe: 1..8 slots");
+    if (b->k != A_NUM || !b->isint || b->num < 1) ERR(b->loc, E_RANGE, "pipe: slot bytes must be positive");
+    r = (Type){TY_NONE, DT_F32, SP_NONE, 0, 0, 0, 0, false};
+    break;
+  }
+  case K_TPUSH: {
+    Arg *d = pos(t, c, 0), *n = pos(t, c, 2);
+    if (d->k != A_DIR) ERR(d->loc, E_ARG, "tpush: the first argument is c2v or v2c");
+    a = tile_of(t, c, pos(t, c, 1), "the pushed tile");
+    if (n->k != A_NUM || !n->isint || n->num < 0 || n->num > 4) ERR(n->loc, E_RANGE, "tpush: split code 0..4");
+    r = (Type){TY_NONE, a.dt, a.sp, 0, 0, 0, 0, false};
+    c->perlane = a.lane;
+    lane_ok = true;
+    break;
+  }
+  case K_TPOP: {
+    Arg *d = pos(t, c, 0), *dt = pos(t, c, 1), *n = pos(t, c, 3);
+    if (d->k != A_DIR) ERR(d->loc, E_ARG, "tpop: the first argument is c2v or v2c");
+    if (dt->k != A_DTYPE) ERR(dt->loc, E_ARG, "tpop: the second argument is a dtype");
+    shape_arg(t, c, pos(t, c, 2), &r.R, &r.C);
+    if (n->k != A_NUM || !n->isint || n->num < 0 || n->num > 4) ERR(n->loc, E_RANGE, "tpop: split code 0..4");
+    r.dt = (Dtype)dt->e;
+    r.sp = d->e == PIPE_C2V ? SP_VEC : SP_MAT;
+    break;
+  }
+  case K_TFREE:
+  case K_SYNC: {
+    Arg *d = pos(t, c, 0);
+    if (d->k != A_DIR) ERR(d->loc, E_ARG, "%s: the argument is c2v or v2c", opn(c));
+    r = (Type){TY_NONE, DT_F32, SP_NONE, 0, 0, 0, 0, false};
+    break;
+  }
   case K_ISCALAR: {
     int64_t lo[3], hi[3];
     for (int i = 0; i < np; i++) {
@@ -496,7 +542,8 @@ static Type check_call(T *t, Call *c) {
     die("typecheck: op kind %d", oi->kind);
   }
   if (oi->side == SD_VEC) r.sp = SP_VEC;
-  if (oi->kind != K_STORE) {
+  if (oi->kind == K_TFREE || oi->kind == K_SYNC) c->perlane = t->lane != NULL;
+  else if (oi->kind != K_STORE && oi->kind != K_TPUSH) {
     c->perlane = t->lane && ((r.k == TY_TILE && r.sp == SP_VEC) || r.k == TY_SCALAR);
     lane_ok = lane_ok || c->perlane;
   }
@@ -552,9 +599,13 @@ static void check_body(T *t, Body *b) {
   for (int i = 0; i < b->n; i++) {
     Stmt *s = b->v[i];
     switch (s->k) {
-    case S_FOR:
+    case S_FOR: {
+      int dead = ir_loop_trips(s->iv) == 0;
+      t->dead += dead;
       check_body(t, &s->body);
+      t->dead -= dead;
       break;
+    }
     case S_SPLIT: {
       Var *saved = t->lane;
       t->lane = s->iv;
@@ -562,15 +613,24 @@ static void check_body(T *t, Body *b) {
       t->lane = saved;
       break;
     }
+    case S_FUNC:
+      check_body(t, &s->body);
+      break;
+    case S_IF:
+      check_body(t, &s->body);
+      check_body(t, &s->other);
+      break;
     case S_OP:
       if (s->rhs.k == A_VAR) {
         Var *v = s->rhs.var;
         if (v->kind != VK_TILE) ERR(s->rhs.loc, E_ARG, "only tiles can be copied, '%s' is not a tile", v->name);
+        if (t->lane && s->dst->typed && s->dst->sp == SP_VEC && !s->dst->lane)
+          ERR(s->loc, E_LANE, "'%s' is a vector value from outside split_aiv; it cannot be reassigned inside", s->dst->name);
         assign(t, s, (Type){TY_TILE, v->dt, v->sp, v->R, v->C, v->svr, v->svc, v->lane});
         break;
       }
       Type ty = check_call(t, s->rhs.call);
-      if (!s->dst && s->rhs.call->op != OP_store)
+      if (!s->dst && ty.k != TY_NONE)
         ERR(s->loc, E_ARG, "the result of %s must be assigned to a name", opn(s->rhs.call));
       if (s->dst) assign(t, s, ty);
       break;
@@ -581,10 +641,16 @@ static void check_body(T *t, Body *b) {
 void ir_typecheck(Comp *c, Kernel *k) {
   T t = {.c = c, .k = k};
   for (int round = 0;; round++) {
-    ASSERT(round <= k->nvars + 1);
     t.changed = false;
     check_body(&t, &k->body);
     if (!t.changed) break;
+    if (round > 2 * k->nvars + 4)               /* widen: every value unknown, every scalar range wide */
+      for (int i = 0; i < k->nvars; i++) {
+        Var *v = k->vars[i];
+        v->svr = v->svc = -1;
+        if (v->kind == VK_SCALAR && v->computed) v->lo = -(1 << 30), v->hi = 1 << 30;
+      }
+    ASSERT(round < 4 * k->nvars + 16);
   }
   t.final = true;
   check_body(&t, &k->body);

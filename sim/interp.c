@@ -10,32 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  Tile t[2][2];                                 /* [lane][buffer] */
-  int cur[2];                                   /* which buffer holds the value, -1: none */
-} Slot;
+#define RTERR(S_, L_, C_, ...) SIM_ERR(S_, L_, C_, __VA_ARGS__)
 
-struct Sim {
-  Arena *A;
-  const Kernel *k;
-  Gm *gm;                                       /* by var id (tensors) */
-  Slot *slot;                                   /* by var id (tiles) */
-  int64_t *ival;                                /* by var id (loop variables) */
-  int64_t *sval[2];                             /* by lane, var id (computed scalars) */
-  int lane;                                     /* lane of the statement running */
-  uint64_t steps, max_steps;
-  Diag err;
-  jmp_buf jb;
-};
-
-#define RTERR(S_, L_, C_, ...)                                     \
-  do {                                                             \
-    (S_)->err.set = true;                                          \
-    (S_)->err.code = (C_);                                         \
-    (S_)->err.loc = (L_);                                          \
-    snprintf((S_)->err.msg, sizeof (S_)->err.msg, __VA_ARGS__);    \
-    longjmp((S_)->jb, 1);                                          \
-  } while (0)
 
 uint64_t sim_rand(uint64_t *st) {
   uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
@@ -112,10 +88,13 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
   s->max_steps = o && o->max_steps ? o->max_steps : 400000000ull;
   s->gm = ir_alloc(A, (size_t)k->nvars * sizeof *s->gm);
   s->slot = ir_alloc(A, (size_t)k->nvars * sizeof *s->slot);
-  s->ival = ir_alloc(A, (size_t)k->nvars * sizeof *s->ival);
-  for (int L = 0; L < 2; L++) s->sval[L] = ir_alloc(A, (size_t)k->nvars * sizeof *s->sval[L]);
+  for (int x = 0; x < SIM_CTX; x++) {
+    s->ival[x] = ir_alloc(A, (size_t)k->nvars * sizeof *s->ival[x]);
+    s->sval[x] = ir_alloc(A, (size_t)k->nvars * sizeof *s->sval[x]);
+  }
   uint64_t rng = (o ? o->seed : 0) * 0x2545F4914F6CDD1Dull + 1;
-  for (int i = 0; i < k->nvars; i++) s->slot[i].cur[0] = s->slot[i].cur[1] = -1;
+  for (int i = 0; i < k->nvars; i++)
+    for (int x = 0; x < SIM_CTX; x++) s->slot[i].cur[x] = -1;
   for (int i = 0; i < k->np; i++) {
     s->gm[k->params[i]->id].v = k->params[i];
     gm_init(s, &s->gm[k->params[i]->id], &rng);
@@ -138,15 +117,21 @@ uint64_t sim_digest(const Gm *g) {
 
 /* ---- tiles ------------------------------------------------------------------------ */
 
-static int lane_of(Sim *s, const Var *v) { return v->lane ? s->lane : 0; }
+/* Storage context of a value: the task on the machine; in the reference run
+ * the lane for lane values and context 0 for the rest. */
+static int lane_of(Sim *s, const Var *v) { return s->mc ? s->task : v->lane ? s->lane : 0; }
 
 static Tile *value(Sim *s, const Arg *a) {
   if (a->k != A_VAR || a->var->kind != VK_TILE) die("interp: expected a flat tile operand");
   Slot *sl = &s->slot[a->var->id];
   int L = lane_of(s, a->var);
   if (sl->cur[L] < 0) die("interp: '%s' read before it was assigned", a->var->name);
+  if (sl->freed[L])
+    RTERR(s, a->loc, R_PIPE_FREED, "'%s' is read after tfree released its pipe slot", a->var->name);
   return &sl->t[L][sl->cur[L]];
 }
+
+Tile *sim_value(Sim *s, const Arg *a) { return value(s, a); }
 
 /* The buffer a new value of v is computed into (not the one holding v). */
 static Tile *fresh(Sim *s, const Var *v) {
@@ -168,17 +153,26 @@ static void commit(Sim *s, const Var *v, Tile *t) {
   Slot *sl = &s->slot[v->id];
   int L = lane_of(s, v);
   sl->cur[L] = (int)(t - sl->t[L]);
+  sl->freed[L] = false;
+  sl->gen[L]++;
 }
+
+Tile *sim_fresh(Sim *s, const Var *v) { return fresh(s, v); }
+void sim_commit(Sim *s, const Var *v, Tile *t) { commit(s, v, t); }
 
 static int64_t ieval(Sim *s, const Aff *a) {
   int64_t x = a->c;
   for (int i = 0; i < a->n; i++) {
     const Var *v = s->k->vars[a->v[i]];
-    int64_t val = v->kind == VK_LOOP ? s->ival[v->id] : v->kind == VK_SCALAR && v->computed ? s->sval[s->lane][v->id] : s->lane;
+    int64_t val = v->kind == VK_LOOP ? s->ival[s->mc ? s->task : 0][v->id]
+                  : v->kind == VK_SCALAR && v->computed ? s->sval[s->mc ? s->task : s->lane][v->id]
+                                                        : s->lane;
     x += (int64_t)a->k[i] * val;
   }
   return x;
 }
+
+int64_t sim_ieval(Sim *s, const Aff *a) { return ieval(s, a); }
 
 static int clampi(int64_t x, int64_t lo, int64_t hi) { return (int)(x < lo ? lo : x > hi ? hi : x); }
 static int imin(int a, int b) { return a < b ? a : b; }
@@ -301,6 +295,7 @@ static void ev_K_LOAD(Sim *s, const Stmt *st, const Call *c) {
       bool in = i < t->vr && j < t->vc;
       t->def[i * t->C + j] = in;
       t->d[i * t->C + j] = in ? sim_gm_get(g, (int)r0 + i, (int)c0 + j) : (Elem){.i = 0};
+      if (in && s->mc) sim_gm_access(s, g, (int)r0 + i, (int)c0 + j, false, c->loc);
     }
   commit(s, st->dst, t);
 }
@@ -309,6 +304,8 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
   (void)st;
   if (ir_kwarg((Call *)c, KW_LANE) && s->lane != 0) return;
   Gm *g = tensor(s, P(c, 0));
+  if (s->mc && sim_in_replay(s))
+    RTERR(s, c->loc, R_NOOP, "the replay of lane %d stores to '%s'", s->lane, g->v->name);
   Tile *t = value(s, P(c, 2));
   int64_t r0 = ieval(s, &P(c, 1)->ix[0]), c0 = ieval(s, &P(c, 1)->ix[1]);
   steps(s, c, (uint64_t)t->vr * t->vc);
@@ -319,6 +316,7 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
     for (int j = 0; j < t->vc; j++) {
       if (!t->def[i * t->C + j])
         RTERR(s, c->loc, R_POISON, "store writes undefined element [%d, %d] of the tile to '%s'", i, j, g->v->name);
+      if (s->mc) sim_gm_access(s, g, (int)r0 + i, (int)c0 + j, true, c->loc);
       gm_set(g, (int)r0 + i, (int)c0 + j, t->d[i * t->C + j]);
     }
 }
@@ -354,6 +352,7 @@ static void ev_K_GATHER(Sim *s, const Stmt *st, const Call *c) {
     for (int j = 0; j < t->vc; j++) {
       t->d[i * t->C + j] = sim_gm_get(src, (int)phys, K + j);
       t->def[i * t->C + j] = 1;
+      if (s->mc) sim_gm_access(s, src, (int)phys, K + j, false, c->loc);
     }
   }
   commit(s, st->dst, t);
@@ -609,6 +608,16 @@ static void ev_K_LANEIDX(Sim *s, const Stmt *st, const Call *c) {
   (void)s, (void)st, (void)c;                   /* a lane index is read as the lane itself */
 }
 
+static void ev_pipe(Sim *s, const Stmt *st, const Call *c) {
+  (void)s, (void)st;
+  die("%s outside the machine: the reference interpreter runs source IR", ir_ops[c->op].name);
+}
+#define ev_K_PIPE ev_pipe
+#define ev_K_TPUSH ev_pipe
+#define ev_K_TPOP ev_pipe
+#define ev_K_TFREE ev_pipe
+#define ev_K_SYNC ev_pipe
+
 static void ev_K_MOVE(Sim *s, const Stmt *st, const Call *c) {
   Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
   size_t n = (size_t)a->R * a->C;
@@ -629,7 +638,7 @@ static void ev_K_ISCALAR(Sim *s, const Stmt *st, const Call *c) {
     r = x < y ? y : x;
     r = r > h ? h : r;
   }
-  s->sval[s->lane][st->dst->id] = r;
+  s->sval[s->mc ? s->task : s->lane][st->dst->id] = r;
 }
 
 static EvalFn *const evals[OP_N] = {
@@ -650,7 +659,7 @@ static void copy(Sim *s, const Stmt *st) {
   commit(s, st->dst, t);
 }
 
-static void run_op(Sim *s, const Stmt *st) {
+void sim_exec(Sim *s, const Stmt *st) {
   if (st->rhs.k == A_VAR) copy(s, st);
   else if (st->rhs.k == A_CALL) evals[st->rhs.call->op](s, st, st->rhs.call);
   else die("interp: statement without an operation");
@@ -662,13 +671,16 @@ static void run_body(Sim *s, const Body *b) {
     switch (st->k) {
     case S_FOR:
       for (int64_t v = st->iv->lo; v < st->iv->hi; v += st->iv->step) {
-        s->ival[st->iv->id] = v;
+        s->ival[0][st->iv->id] = v;
         run_body(s, &st->body);
       }
       break;
     case S_SPLIT:
       run_body(s, &st->body);
       break;
+    case S_FUNC:
+    case S_IF:
+      die("the reference interpreter runs source IR; per-core programs run on the machine (sim/machine.c)");
     case S_OP: {
       bool per = st->rhs.k == A_CALL ? st->rhs.call->perlane : (st->dst && st->dst->lane);
       if (st->rhs.k == A_CALL && st->rhs.call->op != OP_store)
@@ -676,7 +688,7 @@ static void run_body(Sim *s, const Body *b) {
           if (st->rhs.call->args[a].k == A_CALL) die("interp: nested call; run flatten first");
       for (int L = 0; L < (per ? 2 : 1); L++) {
         s->lane = L;
-        run_op(s, st);
+        sim_exec(s, st);
       }
       s->lane = 0;
       break;

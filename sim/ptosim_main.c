@@ -8,7 +8,7 @@
 
 static int usage(void) {
   fputs("usage: ptosim FILE (--reference | [--split=MODE] [--target=T] [--stop-after=PASS] [--bugs=LIST])\n"
-        "              [--seed=N] [--dump]\n", stderr);
+        "              [--seed=N] [--schedule=rr|random:N] [--dump]\n", stderr);
   return 1;
 }
 
@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
   CompOpts co = {.split = -1, .target = -1};
   PipeOpts po = {0};
   bool compiled = false;
+  uint64_t sched = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (ir_comp_flag(&co, a)) {
@@ -39,7 +40,9 @@ int main(int argc, char **argv) {
       compiled = true;
       continue;
     }
-    if (!strcmp(a, "--reference")) ref = true;
+    if (!strcmp(a, "--schedule=rr")) sched = 0;
+    else if (!strncmp(a, "--schedule=random:", 18) && parse_u64(a + 18, &sched) && sched) {
+    } else if (!strcmp(a, "--reference")) ref = true;
     else if (!strcmp(a, "--dump")) dump = true;
     else if (!strncmp(a, "--seed=", 7) && parse_u64(a + 7, &so.seed)) {
     } else if (a[0] == '-' || file) {
@@ -61,7 +64,7 @@ int main(int argc, char **argv) {
     rc = 1;
   } else {
     Sim *s = sim_new(k, &so);
-    if (sim_run_reference(s)) {
+    if (k->expanded ? sim_run_machine(s, sched) : sim_run_reference(s)) {
       sim_print_outputs(stdout, s, dump);
     } else {
       ir_diag_print(stderr, &c.src, sim_diag(s));

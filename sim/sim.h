@@ -45,7 +45,56 @@ typedef struct {
   uint64_t max_steps;                           /* element operations; 0: default */
 } SimOpts;
 
-typedef struct Sim Sim;
+/* ---- interp.c internals shared with machine.c ------------------------------------ */
+
+enum { SIM_CTX = 3 };                           /* storage contexts: AIC, lane 0, lane 1 */
+
+typedef struct {
+  Tile t[SIM_CTX][2];                           /* [context][buffer] */
+  int cur[SIM_CTX];                             /* which buffer holds the value, -1: none */
+  bool freed[SIM_CTX];                          /* a popped value whose slot was released */
+  uint32_t gen[SIM_CTX];                        /* assignments so far */
+} Slot;
+
+typedef struct Machine Machine;
+typedef struct Sim {
+  Arena *A;
+  const Kernel *k;
+  Gm *gm;                                       /* by var id (tensors) */
+  Slot *slot;                                   /* by var id (tiles) */
+  int64_t *ival[SIM_CTX];                       /* loop variables, by context and var id */
+  int64_t *sval[SIM_CTX];                       /* computed scalars, by context and var id */
+  int lane;                                     /* lane number of the statement running */
+  bool mc;                                      /* running on the machine: context = task */
+  int task;
+  Machine *m;
+  uint64_t steps, max_steps;
+  Diag err;
+  jmp_buf jb;
+} Sim;
+
+#define SIM_ERR(S_, L_, C_, ...)                                   \
+  do {                                                             \
+    (S_)->err.set = true;                                          \
+    (S_)->err.code = (C_);                                         \
+    (S_)->err.loc = (L_);                                          \
+    snprintf((S_)->err.msg, sizeof (S_)->err.msg, __VA_ARGS__);    \
+    longjmp((S_)->jb, 1);                                          \
+  } while (0)
+
+void sim_exec(Sim *s, const Stmt *st);          /* one non-pipe statement in the current context */
+Tile *sim_value(Sim *s, const Arg *a);
+Tile *sim_fresh(Sim *s, const Var *v);
+void sim_commit(Sim *s, const Var *v, Tile *t);
+int64_t sim_ieval(Sim *s, const Aff *a);
+
+/* ---- machine.c: AIC and AIV lanes over pipes ------------------------------------------ */
+
+/* Run per-core IR; sched 0 is round-robin, else the seed of a random order. */
+bool sim_run_machine(Sim *s, uint64_t sched);
+void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc);
+bool sim_in_replay(const Sim *s);
+
 Sim *sim_new(const Kernel *k, const SimOpts *o);
 void sim_free(Sim *s);
 /* Run the kernel (flat source IR) with the reference semantics. Returns false

@@ -1,0 +1,144 @@
+/* dual_lane.c — pass 7: on a two-lane target (a2a3) a mixed kernel compiled
+ * without a split still runs its vector program on both lanes, because every
+ * C2V transfer is copied to both and every V2C transfer waits for both. The
+ * aiv program becomes
+ *     for lane in split_aiv(2) { if lane == 0 { body } replay { replay } }
+ * and likewise every run of vector statements outside the split_aiv regions of
+ * an explicitly split kernel (so both lanes always run the whole program). The
+ * replay keeps the transfers and the index arithmetic, makes every
+ * load, slice, gather and constant a zero-valid tile (so every other tile
+ * result has valid 0 too; a popped tile is trimmed to valid 0 after its pop)
+ * and deletes the stores. Consumes and produces per-core IR. */
+#include "ptoc.h"
+
+#include <string.h>
+
+static Arg *add_kw(Comp *c, Call *cl, Kw kw) {
+  Arg *a = ir_kwarg(cl, kw);
+  if (a) return a;
+  Arg *nv = ir_alloc(c->A, (size_t)(cl->nargs + 1) * sizeof *nv);
+  memcpy(nv, cl->args, (size_t)cl->nargs * sizeof *nv);
+  a = &nv[cl->nargs];
+  a->kw = kw;
+  a->loc = cl->loc;
+  cl->args = nv;
+  cl->nargs++;
+  return a;
+}
+
+static Stmt *copy_stmt(Comp *c, const Stmt *s) {
+  Stmt *r = ir_alloc(c->A, sizeof *r);
+  *r = *s;
+  if (s->k == S_OP && s->rhs.k == A_CALL) {
+    Call *cl = ir_alloc(c->A, sizeof *cl);
+    *cl = *s->rhs.call;
+    cl->args = ir_alloc(c->A, (size_t)(cl->nargs ? cl->nargs : 1) * sizeof *cl->args);
+    memcpy(cl->args, s->rhs.call->args, (size_t)cl->nargs * sizeof *cl->args);
+    r->rhs.call = cl;
+  }
+  return r;
+}
+
+static void zero_valid(Comp *c, Call *cl) {
+  Arg *v = add_kw(c, cl, cl->op == OP_paged_gather ? KW_WINDOW : KW_VALID);
+  v->k = A_IDX;
+  memset(v->ix, 0, sizeof v->ix);
+}
+
+static Body replay(Comp *c, Kernel *k, const Body *b) {
+  Body out = {0};
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k == S_FOR) {
+      Stmt *r = copy_stmt(c, s);
+      r->body = replay(c, k, &s->body);
+      ir_body_push(c, &out, r);
+      continue;
+    }
+    if (s->k != S_OP) die("dual_lane: statement kind %d in an unsplit vector program", s->k);
+    if (s->rhs.k == A_CALL && s->rhs.call->op == OP_store) continue;
+    Stmt *r = copy_stmt(c, s);
+    ir_body_push(c, &out, r);
+    if (r->rhs.k != A_CALL) continue;
+    Call *cl = r->rhs.call;
+    switch (ir_ops[cl->op].kind) {
+    case K_LOAD: case K_SLICE: case K_GATHER: case K_FULL:
+      zero_valid(c, cl);
+      break;
+    case K_TPOP: {
+      /* _r = tpop(...); x = slice(_r, [0, 0], [R, C], valid=[0, 0]) keeps the slot
+       * protocol while the value is empty; the slot is freed where lane 0 frees it */
+      Var *x = r->dst, *raw = ir_temp(c, k, "r", VK_TILE, r->loc);
+      raw->dt = x->dt, raw->sp = x->sp, raw->R = x->R, raw->C = x->C;
+      r->dst = raw;
+      Stmt *sl = ir_stmt_op(c, r->loc, x, OP_slice, 4);
+      Arg *g = sl->rhs.call->args;
+      g[0].k = A_VAR, g[0].var = raw;
+      g[1].k = A_IDX;
+      g[2].k = A_IDX, g[2].ix[0].c = x->R, g[2].ix[1].c = x->C;
+      g[3].k = A_IDX, g[3].kw = KW_VALID;
+      ir_body_push(c, &out, sl);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  return out;
+}
+
+static Stmt *wrap(Comp *c, Kernel *k, Var *lane, Body *run) {
+  Stmt *iff = ir_alloc(c->A, sizeof *iff);
+  iff->k = S_IF;
+  iff->loc = run->v[0]->loc;
+  iff->iv = lane;
+  iff->body = *run;
+  iff->other = replay(c, k, run);
+  Stmt *sp = ir_alloc(c->A, sizeof *sp);
+  sp->k = S_SPLIT;
+  sp->loc = iff->loc;
+  sp->iv = lane;
+  ir_body_push(c, &sp->body, iff);
+  *run = (Body){0};
+  return sp;
+}
+
+/* Every maximal run of statements outside split_aiv regions becomes
+ * `for lane in split_aiv(2) { if lane == 0 { run } replay { ... } }`. */
+static void wrap_runs(Comp *c, Kernel *k, Var *lane, Body *b) {
+  Body out = {0}, run = {0};
+  for (int i = 0; i < b->n; i++) {
+    Stmt *s = b->v[i];
+    bool holds = s->k == S_SPLIT || (s->k == S_FOR && ir_has_split_aiv(&s->body));
+    if (!holds) {
+      ir_body_push(c, &run, s);
+      continue;
+    }
+    if (run.n) ir_body_push(c, &out, wrap(c, k, lane, &run));
+    if (s->k == S_FOR) wrap_runs(c, k, lane, &s->body);
+    ir_body_push(c, &out, s);
+  }
+  if (run.n) ir_body_push(c, &out, wrap(c, k, lane, &run));
+  *b = out;
+}
+
+static bool all_split(const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k == S_SPLIT) continue;
+    if (s->k != S_FOR || !ir_has_split_aiv(&s->body) || !all_split(&s->body)) return false;
+  }
+  return true;
+}
+
+void pass_dual_lane(Comp *c, Kernel *k) {
+  Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
+  if (!aic || !aiv || !aiv->body.n) return;
+  bool split = ir_has_split_aiv(&aiv->body);
+  if (split ? all_split(&aiv->body) : (k->target != TGT_A2A3 || !aic->body.n)) return;
+  const char *ln = "lane";
+  for (int i = 0; i < k->nvars; i++)
+    if (!strcmp(k->vars[i]->name, ln)) ln = NULL;
+  Var *lane = ln ? ir_var_new(c, k, ln, VK_LANE, k->loc) : ir_temp(c, k, "lane", VK_LANE, k->loc);
+  wrap_runs(c, k, lane, &aiv->body);
+}

@@ -1,0 +1,290 @@
+/* expand_mixed.c — pass 6: one kernel (explicit form) -> pipe declarations
+ * and two per-core programs, `aic { }` and `aiv { }`.
+ *
+ * Each side keeps its own statements in program order, the loops around them
+ * and the index arithmetic they use, nothing else (lightweight cloning). A
+ * transfer becomes a push on the producing side and a pop on the consuming
+ * side at the same program point: C2V `move(t, vec)` / `aiv_shard(t, m)` ->
+ * `tpush(c2v, t, code)` + `x = tpop(c2v, dt, [R,C], code)`; V2C `move(h, mat)`
+ * / `aic_gather(h, m)` -> `tpush(v2c, h, code)` + `y = tpop(v2c, ...)`. A popped
+ * value lives in its slot until `tfree(dir)`, placed after its last use (frees
+ * keep pop order). The pipe depth is the most entries live at once in program
+ * order; with that many slots neither side can block the other for good (the
+ * earliest pending event in program order can always proceed), so `slots` is
+ * raised to it (at most 8, else unsupported). Slot size is the largest full
+ * tile carried in the direction. A GM tensor written on one side and touched
+ * later by the other gets `sync_set(dir)` / `sync_wait(dir)` at that point. */
+#include "ptoc.h"
+
+#include <string.h>
+
+enum { SIDE_NONE = 0, SIDE_C = 1, SIDE_V = 2, SIDE_BOTH = 3 };
+
+typedef struct {
+  Comp *c;
+  Kernel *k;
+  uint8_t *uses;                                /* by var id: sides that read a scalar */
+  uint8_t *gw, *gr;                             /* by tensor id: side of the last write, sides read since */
+  int64_t bytes[2];                             /* largest full tile per direction */
+  int depth[2];                                 /* most live entries per direction */
+  bool any[2];
+} EM;
+
+static int side_of_call(const Call *c) {
+  const OpInfo *oi = &ir_ops[c->op];
+  if (oi->side == SD_SCALAR) return SIDE_NONE;
+  if (oi->kind == K_STORE) return c->args[2].var->sp == SP_VEC ? SIDE_V : SIDE_C;
+  return c->ty.sp == SP_VEC ? SIDE_V : SIDE_C;
+}
+
+/* Transfer direction of a statement, or -1. */
+static int xfer(const Stmt *s) {
+  if (s->k != S_OP || s->rhs.k != A_CALL) return -1;
+  const Call *c = s->rhs.call;
+  if (c->op == OP_aiv_shard) return PIPE_C2V;
+  if (c->op == OP_aic_gather) return PIPE_V2C;
+  if (c->op != OP_move) return -1;
+  Space from = c->args[0].var->sp, to = (Space)c->args[1].e;
+  if (to == SP_VEC && from != SP_VEC) return PIPE_C2V;
+  if (to != SP_VEC && from == SP_VEC) return PIPE_V2C;
+  return -1;
+}
+
+static void note_uses(EM *e, const Aff *a, int side) {
+  for (int i = 0; i < a->n; i++) e->uses[a->v[i]] |= (uint8_t)side;
+}
+
+static void scan(EM *e, const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      scan(e, &s->body);
+      continue;
+    }
+    if (s->rhs.k != A_CALL) continue;
+    const Call *c = s->rhs.call;
+    int side = xfer(s) >= 0 ? SIDE_BOTH : side_of_call(c);
+    if (ir_ops[c->op].side == SD_SCALAR && s->dst && e->uses[s->dst->id]) side = e->uses[s->dst->id];
+    for (int j = 0; j < c->nargs; j++)
+      if (c->args[j].k == A_IDX || c->args[j].k == A_IEXPR) {
+        note_uses(e, &c->args[j].ix[0], side);
+        if (c->args[j].k == A_IDX) note_uses(e, &c->args[j].ix[1], side);
+      }
+  }
+}
+
+static bool uses_var(const Stmt *s, const Var *v) {
+  if (s->k != S_OP) {
+    for (int i = 0; i < s->body.n; i++)
+      if (uses_var(s->body.v[i], v)) return true;
+    for (int i = 0; i < s->other.n; i++)
+      if (uses_var(s->other.v[i], v)) return true;
+    return false;
+  }
+  if (s->rhs.k == A_VAR) return s->rhs.var == v;
+  const Call *c = s->rhs.call;
+  for (int i = 0; i < c->nargs; i++)
+    if (c->args[i].k == A_VAR && c->args[i].var == v) return true;
+  return false;
+}
+
+static Stmt *op_stmt(EM *e, Loc l, Var *dst, Op op, int n) { return ir_stmt_op(e->c, l, dst, op, n); }
+static void set_dir(Arg *a, int dir) {
+  a->k = A_DIR;
+  a->e = dir;
+}
+static void set_int(Arg *a, int64_t x) {
+  a->k = A_NUM;
+  a->num = (double)x;
+  a->isint = true;
+}
+
+/* Insert tfree(dir) for every tpop of this body after its last use, and note
+ * the most entries live at once per direction. */
+static void place_frees(EM *e, Body *b) {
+  typedef struct {
+    Var *v;
+    int dir, at;
+  } Pop;
+  Pop pops[256];
+  int np = 0;
+  for (int i = 0; i < b->n; i++) {
+    Stmt *s = b->v[i];
+    if (s->k == S_OP && s->rhs.k == A_CALL && s->rhs.call->op == OP_tpop && np < 256)
+      pops[np++] = (Pop){s->dst, s->rhs.call->args[0].e, i};
+  }
+  if (!np) return;
+  int last[256];
+  for (int p = 0; p < np; p++) {
+    last[p] = pops[p].at;
+    for (int i = pops[p].at + 1; i < b->n; i++)
+      if (uses_var(b->v[i], pops[p].v)) last[p] = i;
+  }
+  int prev[2] = {-1, -1};
+  for (int p = 0; p < np; p++) {                /* frees keep pop order per direction */
+    int d = pops[p].dir;
+    if (last[p] < prev[d]) last[p] = prev[d];
+    prev[d] = last[p];
+  }
+  /* live count per direction at each point */
+  for (int i = 0; i < b->n; i++) {
+    int live[2] = {0, 0};
+    for (int p = 0; p < np; p++)
+      if (pops[p].at <= i && i <= last[p]) live[pops[p].dir]++;
+    for (int d = 0; d < 2; d++)
+      if (live[d] > e->depth[d]) e->depth[d] = live[d];
+  }
+  Body out = {0};
+  for (int i = 0; i < b->n; i++) {
+    ir_body_push(e->c, &out, b->v[i]);
+    for (int p = 0; p < np; p++)
+      if (last[p] == i) {
+        Stmt *f = op_stmt(e, b->v[i]->loc, NULL, OP_tfree, 1);
+        set_dir(&f->rhs.call->args[0], pops[p].dir);
+        ir_body_push(e->c, &out, f);
+      }
+  }
+  *b = out;
+}
+
+/* GM fence: side `side` touches tensor t (write or not). */
+static void fence(EM *e, Body *cb, Body *vb, const Var *t, int side, bool write, Loc l) {
+  int other = side == SIDE_C ? SIDE_V : SIDE_C;
+  bool need = (e->gw[t->id] == other) || (write && (e->gr[t->id] & other));
+  if (need) {
+    int dir = other == SIDE_C ? PIPE_C2V : PIPE_V2C;
+    Stmt *set = op_stmt(e, l, NULL, OP_sync_set, 1), *wait = op_stmt(e, l, NULL, OP_sync_wait, 1);
+    set_dir(&set->rhs.call->args[0], dir);
+    set_dir(&wait->rhs.call->args[0], dir);
+    ir_body_push(e->c, other == SIDE_C ? cb : vb, set);
+    ir_body_push(e->c, side == SIDE_C ? cb : vb, wait);
+    e->gr[t->id] = 0;
+    e->gw[t->id] = 0;
+  }
+  if (write) e->gw[t->id] = (uint8_t)side, e->gr[t->id] = 0;
+  else e->gr[t->id] |= (uint8_t)side;
+}
+
+static int64_t tile_bytes(const Var *v) { return (int64_t)v->R * v->C * ir_dtype_bytes(v->dt); }
+
+static void split_body(EM *e, const Body *in, Body *cb, Body *vb, Var *lane);
+
+static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb) {
+  Call *c = s->rhs.call;
+  Var *src = c->args[0].var, *dst = s->dst;
+  int code = c->op == OP_move ? 0 : c->args[1].e;
+  Stmt *push = op_stmt(e, s->loc, NULL, OP_tpush, 3);
+  set_dir(&push->rhs.call->args[0], dir);
+  push->rhs.call->args[1].k = A_VAR;
+  push->rhs.call->args[1].var = src;
+  set_int(&push->rhs.call->args[2], code);
+  Stmt *pop = op_stmt(e, s->loc, dst, OP_tpop, 4);
+  Arg *pa = pop->rhs.call->args;
+  set_dir(&pa[0], dir);
+  pa[1].k = A_DTYPE;
+  pa[1].e = dst->dt;
+  pa[2].k = A_IDX;
+  pa[2].ix[0] = (Aff){.c = dst->R};
+  pa[2].ix[1] = (Aff){.c = dst->C};
+  set_int(&pa[3], code);
+  int64_t full = dir == PIPE_C2V ? tile_bytes(src) : tile_bytes(dst);
+  if (full > e->bytes[dir]) e->bytes[dir] = full;
+  e->any[dir] = true;
+  ir_body_push(e->c, dir == PIPE_C2V ? cb : vb, push);
+  ir_body_push(e->c, dir == PIPE_C2V ? vb : cb, pop);
+}
+
+static void split_body(EM *e, const Body *in, Body *cb, Body *vb, Var *lane) {
+  for (int i = 0; i < in->n; i++) {
+    Stmt *s = in->v[i];
+    if (s->k == S_FOR || s->k == S_SPLIT) {
+      Body sc = {0}, sv = {0};
+      split_body(e, &s->body, &sc, &sv, s->k == S_SPLIT ? s->iv : lane);
+      if (s->k == S_FOR) place_frees(e, &sc);   /* a split region's cube part is inlined */
+      place_frees(e, &sv);
+      if (s->k == S_SPLIT) {
+        for (int j = 0; j < sc.n; j++) ir_body_push(e->c, cb, sc.v[j]);
+        if (sv.n) {
+          Stmt *r = ir_alloc(e->c->A, sizeof *r);
+          *r = *s;
+          r->body = sv;
+          ir_body_push(e->c, vb, r);
+        }
+        continue;
+      }
+      for (int side = 0; side < 2; side++) {
+        Body *sub = side ? &sv : &sc;
+        if (!sub->n) continue;
+        Stmt *r = ir_alloc(e->c->A, sizeof *r);
+        *r = *s;
+        r->body = *sub;
+        ir_body_push(e->c, side ? vb : cb, r);
+      }
+      continue;
+    }
+    if (s->k != S_OP) die("expand_mixed: statement kind %d", s->k);
+    if (s->rhs.k == A_VAR) {
+      ir_body_push(e->c, s->rhs.var->sp == SP_VEC ? vb : cb, s);
+      continue;
+    }
+    Call *c = s->rhs.call;
+    int dir = xfer(s);
+    if (dir >= 0) {
+      transfer(e, s, dir, cb, vb);
+      continue;
+    }
+    const OpInfo *oi = &ir_ops[c->op];
+    if (oi->side == SD_SCALAR) {
+      int u = s->dst ? e->uses[s->dst->id] : 0;
+      if (u & SIDE_C) ir_body_push(e->c, cb, s);
+      if (u & SIDE_V) ir_body_push(e->c, vb, s);
+      continue;
+    }
+    int side = side_of_call(c);
+    if (oi->kind == K_LOAD || oi->kind == K_STORE || oi->kind == K_GATHER) {
+      fence(e, cb, vb, c->args[0].var, side, oi->kind == K_STORE, s->loc);
+      if (oi->kind == K_GATHER) {
+        fence(e, cb, vb, c->args[1].var, side, false, s->loc);
+        fence(e, cb, vb, c->args[2].var, side, false, s->loc);
+      }
+    }
+    ir_body_push(e->c, side == SIDE_V ? vb : cb, s);
+  }
+}
+
+void pass_expand_mixed(Comp *c, Kernel *k) {
+  if (k->expanded) return;
+  EM e = {.c = c, .k = k};
+  e.uses = ir_alloc(c->A, (size_t)k->nvars);
+  e.gw = ir_alloc(c->A, (size_t)k->nvars);
+  e.gr = ir_alloc(c->A, (size_t)k->nvars);
+  scan(&e, &k->body);
+  scan(&e, &k->body);                           /* scalars used by scalars */
+  Body cb = {0}, vb = {0};
+  split_body(&e, &k->body, &cb, &vb, NULL);
+  place_frees(&e, &cb);
+  place_frees(&e, &vb);
+  Body top = {0};
+  for (int d = 0; d < 2; d++) {
+    if (!e.any[d]) continue;
+    int slots = k->slots > e.depth[d] ? k->slots : e.depth[d];
+    if (slots > 8)
+      ir_error(c, k->loc, E_PIPE_DEPTH, "%s pipe needs %d live entries at once; at most 8 slots",
+               d == PIPE_C2V ? "C2V" : "V2C", e.depth[d]);
+    Stmt *p = ir_stmt_op(c, k->loc, NULL, OP_pipe, 3);
+    set_dir(&p->rhs.call->args[0], d);
+    set_int(&p->rhs.call->args[1], slots);
+    set_int(&p->rhs.call->args[2], e.bytes[d]);
+    ir_body_push(c, &top, p);
+  }
+  for (int f = 0; f < 2; f++) {
+    Stmt *fn = ir_alloc(c->A, sizeof *fn);
+    fn->k = S_FUNC;
+    fn->loc = k->loc;
+    fn->fn = f ? FN_AIV : FN_AIC;
+    fn->body = f ? vb : cb;
+    ir_body_push(c, &top, fn);
+  }
+  k->body = top;
+  k->expanded = true;
+}

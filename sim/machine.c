@@ -1,0 +1,457 @@
+/* machine.c — the multi-core machine. Consumes per-core IR (after
+ * expand_mixed: pipe declarations, an `aic` and an `aiv` program) and runs
+ * the AIC and one or two AIV lanes as cooperative tasks over the C2V and V2C
+ * pipes, round-robin one instruction at a time or in a seeded random order.
+ * Produces the GM tensors, or a runtime violation:
+ *   R-PIPE-SHAPE  a pop that does not match the push (shape, dtype, code)
+ *   R-PIPE-SLOT   an entry larger than the slot, or a pipe never declared
+ *   R-PIPE-FREED  (interp.c) a popped value read after its tfree
+ *   R-RACE        a GM element written by one task and written or read by
+ *                 another with no transfer or fence between (vector clocks)
+ *   R-DEADLOCK    every live task blocked; says who waits on what
+ *   R-STEPS       the instruction or element budget is spent
+ *   R-NOOP        a replay lane stores to GM
+ * Tile ops themselves run through interp.c (sim_exec) in the task's context. */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { I_OP, I_FOR, I_NEXT, I_IF, I_GOTO };
+typedef struct {
+  uint8_t k;
+  bool replay;
+  int a;                                        /* jump target */
+  const Stmt *st;
+} Ins;
+typedef struct {
+  Ins *v;
+  int n, cap;
+} Prog;
+
+enum { NT = 3, MAXSLOT = 8, MAXPEND = 64 };
+
+typedef struct {
+  bool used;
+  int seq, code;
+  uint8_t have, freed;                          /* V2C: lanes that pushed; C2V: lanes that freed */
+  Tile t[2];                                    /* C2V: t[0] the whole tile; V2C: one per lane */
+  uint32_t vc[NT];
+} Ent;
+
+typedef struct {
+  bool declared;
+  int slots;
+  int64_t bytes;
+  Ent ent[MAXSLOT];
+  int wseq[2], rseq[2];                         /* per producer / consumer */
+  struct {
+    int seq;
+    const Var *v;
+    uint32_t gen;
+  } fq[2][MAXPEND];                             /* popped, not yet freed, per consumer */
+  int nf[2];
+  int sync[2];                                  /* fence counters, per lane */
+  uint32_t syncvc[2][NT];
+} Pipe;
+
+typedef struct {
+  int prog, pc, lane;
+  bool done, blocked;
+  uint32_t vc[NT];
+  char wait[96];
+} Task;
+
+struct Machine {
+  Prog prog[2];
+  Task t[NT];
+  int nt, nlanes;
+  Pipe pipe[2];
+  int8_t **wr;                                  /* per tensor: last writer task, -1 none */
+  uint32_t **wclk;
+  uint64_t ins, max_ins;
+};
+
+/* ---- programs --------------------------------------------------------------------- */
+
+static int emit(Sim *s, Prog *p, uint8_t k, const Stmt *st, bool replay) {
+  if (p->n == p->cap) {
+    int cap = p->cap ? 2 * p->cap : 64;
+    Ins *nv = ir_alloc(s->A, (size_t)cap * sizeof *nv);
+    if (p->n) memcpy(nv, p->v, (size_t)p->n * sizeof *nv);
+    p->v = nv;
+    p->cap = cap;
+  }
+  p->v[p->n] = (Ins){k, replay, 0, st};
+  return p->n++;
+}
+
+static void linearize(Sim *s, Prog *p, const Body *b, bool replay) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *st = b->v[i];
+    switch (st->k) {
+    case S_OP:
+      emit(s, p, I_OP, st, replay);
+      break;
+    case S_FOR: {
+      int f = emit(s, p, I_FOR, st, replay);
+      linearize(s, p, &st->body, replay);
+      int n = emit(s, p, I_NEXT, st, replay);
+      p->v[n].a = f + 1;
+      p->v[f].a = n + 1;
+      break;
+    }
+    case S_SPLIT:
+      linearize(s, p, &st->body, replay);
+      break;
+    case S_IF: {
+      int f = emit(s, p, I_IF, st, replay);
+      linearize(s, p, &st->body, replay);
+      int g = emit(s, p, I_GOTO, st, replay);
+      p->v[f].a = p->n;
+      linearize(s, p, &st->other, true);
+      p->v[g].a = p->n;
+      break;
+    }
+    case S_FUNC:
+      die("machine: nested program");
+    }
+  }
+}
+
+/* ---- clocks and GM races ------------------------------------------------------------ */
+
+static void join(uint32_t *a, const uint32_t *b) {
+  for (int i = 0; i < NT; i++)
+    if (b[i] > a[i]) a[i] = b[i];
+}
+
+static const char *tname(int t) { return t == 0 ? "aic" : t == 1 ? "aiv lane 0" : "aiv lane 1"; }
+
+void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
+  Machine *m = s->m;
+  int id = g->v->id, T = s->task;
+  size_t i = (size_t)r * g->cols + c;
+  int w = m->wr[id][i];
+  if (w >= 0 && w != T && m->t[T].vc[w] < m->wclk[id][i])
+    SIM_ERR(s, loc, R_RACE, "%s %s '%s'[%d, %d] written by %s with no transfer or fence between", tname(T),
+            write ? "writes" : "reads", g->v->name, r, c, tname(w));
+  if (write) {
+    m->wr[id][i] = (int8_t)T;
+    m->wclk[id][i] = m->t[T].vc[T];
+  }
+}
+
+bool sim_in_replay(const Sim *s) {
+  const Machine *m = s->m;
+  const Task *t = &m->t[s->task];
+  return t->pc < m->prog[t->prog].n && m->prog[t->prog].v[t->pc].replay;
+}
+
+/* ---- pipes -------------------------------------------------------------------------- */
+
+static int64_t bytes_of(const Tile *t) { return (int64_t)t->R * t->C * ir_dtype_bytes(t->dt); }
+
+static void copy_tile(Sim *s, Tile *dst, const Tile *src) {
+  size_t n = (size_t)src->R * src->C;
+  if (!dst->d || dst->R * dst->C < src->R * src->C) {
+    dst->d = ir_alloc(s->A, n * sizeof *dst->d);
+    dst->def = ir_alloc(s->A, n);
+  }
+  Elem *d = dst->d;
+  uint8_t *df = dst->def;
+  *dst = *src;
+  dst->d = d;
+  dst->def = df;
+  memcpy(d, src->d, n * sizeof *d);
+  memcpy(df, src->def, n);
+}
+
+static Pipe *pipe_of(Sim *s, const Call *c) {
+  Pipe *p = &s->m->pipe[c->args[0].e];
+  if (!p->declared) SIM_ERR(s, c->loc, R_PIPE_SLOT, "%s on the %s pipe, which was never declared", ir_ops[c->op].name,
+                            c->args[0].e == PIPE_C2V ? "C2V" : "V2C");
+  return p;
+}
+
+static bool blockf(Task *t, const char *fmt, const char *what, int seq) {
+  snprintf(t->wait, sizeof t->wait, fmt, what, seq);
+  return false;
+}
+
+/* Check a pop's declared type against the part it receives. */
+static void check_pop(Sim *s, const Call *c, int R, int C, Dtype dt) {
+  const Arg *sh = &c->args[2];
+  if (sh->ix[0].c != R || sh->ix[1].c != C || c->args[1].e != (int)dt)
+    SIM_ERR(s, c->loc, R_PIPE_SHAPE, "tpop expects %s [%d, %d], the push delivers %s [%d, %d]",
+            ir_dtype_name((Dtype)c->args[1].e), sh->ix[0].c, sh->ix[1].c, ir_dtype_name(dt), R, C);
+}
+
+/* Returns false when the task must wait. */
+static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
+  Machine *m = s->m;
+  const Call *c = st->rhs.call;
+  int T = s->task, L = t->lane, all = (1 << m->nlanes) - 1;
+  switch (ir_ops[c->op].kind) {
+  case K_PIPE:
+    return true;
+  case K_TPUSH: {
+    Pipe *p = pipe_of(s, c);
+    int dir = c->args[0].e, code = (int)c->args[2].num;
+    Tile *x = sim_value(s, &c->args[1]);
+    if (dir == PIPE_C2V) {
+      if (bytes_of(x) > p->bytes)
+        SIM_ERR(s, c->loc, R_PIPE_SLOT, "C2V entry of %lld bytes, the slot holds %lld", (long long)bytes_of(x),
+                (long long)p->bytes);
+      int seq = p->wseq[0];
+      Ent *e = &p->ent[seq % p->slots];
+      if (e->used) return blockf(t, "C2V push #%.0s%d: all slots taken", "", seq);
+      e->used = true, e->seq = seq, e->code = code, e->freed = 0;
+      copy_tile(s, &e->t[0], x);
+      t->vc[T]++;
+      memcpy(e->vc, t->vc, sizeof e->vc);
+      p->wseq[0]++;
+      return true;
+    }
+    if (2 * bytes_of(x) > p->bytes && code) /* a half: the joined tile must fit */
+      SIM_ERR(s, c->loc, R_PIPE_SLOT, "V2C half of %lld bytes joins to more than the %lld-byte slot",
+              (long long)bytes_of(x), (long long)p->bytes);
+    if (!code && bytes_of(x) > p->bytes)
+      SIM_ERR(s, c->loc, R_PIPE_SLOT, "V2C entry of %lld bytes, the slot holds %lld", (long long)bytes_of(x),
+              (long long)p->bytes);
+    int seq = p->wseq[L];
+    Ent *e = &p->ent[seq % p->slots];
+    if (e->used && e->seq != seq) return blockf(t, "V2C push #%.0s%d: slot still held", "", seq);
+    if (!e->used) e->used = true, e->seq = seq, e->have = 0, memset(e->vc, 0, sizeof e->vc), e->code = code;
+    if (e->code != code)
+      SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C lanes push with split codes %d and %d", e->code, code);
+    copy_tile(s, &e->t[L], x);
+    e->have |= (uint8_t)(1 << L);
+    t->vc[T]++;
+    join(e->vc, t->vc);
+    p->wseq[L]++;
+    return true;
+  }
+  case K_TPOP: {
+    Pipe *p = pipe_of(s, c);
+    int dir = c->args[0].e, code = (int)c->args[3].num, who = dir == PIPE_C2V ? L : 0;
+    int seq = p->rseq[who];
+    Ent *e = &p->ent[seq % p->slots];
+    if (dir == PIPE_C2V && (!e->used || e->seq != seq)) return blockf(t, "C2V pop #%.0s%d: nothing pushed", "", seq);
+    if (dir == PIPE_V2C && (!e->used || e->seq != seq || e->have != all))
+      return blockf(t, "V2C pop #%.0s%d: waiting for the lanes' pushes", "", seq);
+    if (p->nf[who] == MAXPEND) SIM_ERR(s, c->loc, R_PIPE_SLOT, "more than %d pops without tfree", MAXPEND);
+    if (e->code != code)
+      SIM_ERR(s, c->loc, R_PIPE_SHAPE, "tpop with split code %d, the push used %d", code, e->code);
+    Tile *d = sim_fresh(s, st->dst);
+    if (dir == PIPE_C2V) {
+      const Tile *x = &e->t[0];
+      int ud = code == 1 || code == 3, E = ud ? x->R : x->C, S = code ? (E + 1) / 2 : E;
+      if ((code == 1 || code == 2) && E % 2)
+        SIM_ERR(s, c->loc, R_PIPE_SHAPE, "split code %d needs equal lane extents, the tile has %d", code, E);
+      if ((code == 3 || code == 4) && !(E % 2))
+        SIM_ERR(s, c->loc, R_PIPE_SHAPE, "split code %d needs lane 0 = lane 1 + 1, the tile has %d", code, E);
+      int R = code && ud ? S : x->R, C = code && !ud ? S : x->C, off = code ? L * S : 0;
+      check_pop(s, c, R, C, x->dt);
+      d->R = R, d->C = C;
+      int V = ud ? x->vr : x->vc, vl = V - off < 0 ? 0 : V - off > S ? S : V - off;
+      d->vr = code && ud ? vl : x->vr;
+      d->vc = code && !ud ? vl : x->vc;
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+          int si = code && ud ? i + off : i, sj = code && !ud ? j + off : j, k = i * C + j;
+          bool in = si < x->R && sj < x->C && i < d->vr && j < d->vc;
+          d->d[k] = in ? x->d[si * x->C + sj] : (Elem){.i = 0};
+          d->def[k] = in ? x->def[si * x->C + sj] : 0;
+        }
+    } else {
+      const Tile *x0 = &e->t[0], *x1 = &e->t[m->nlanes > 1 ? 1 : 0];
+      if (code == 3 || code == 4) SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C uses even split codes only, got %d", code);
+      if (code && m->nlanes < 2) SIM_ERR(s, c->loc, R_PIPE_SHAPE, "split V2C code %d with one lane", code);
+      if (code && (x0->R != x1->R || x0->C != x1->C))
+        SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C halves of [%d, %d] and [%d, %d]", x0->R, x0->C, x1->R, x1->C);
+      bool ud = code == 1;
+      int R = code == 1 ? 2 * x0->R : x0->R, C = code == 2 ? 2 * x0->C : x0->C, S = ud ? x0->R : x0->C;
+      check_pop(s, c, R, C, x0->dt);
+      d->R = R, d->C = C;
+      if (!code) d->vr = x0->vr, d->vc = x0->vc;
+      else if (ud) d->vr = x0->vr == S ? S + x1->vr : x0->vr, d->vc = x0->vc < x1->vc ? x0->vc : x1->vc;
+      else d->vc = x0->vc == S ? S + x1->vc : x0->vc, d->vr = x0->vr < x1->vr ? x0->vr : x1->vr;
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+          int l = !code ? 0 : ud ? i / S : j / S;
+          const Tile *x = l ? x1 : x0;
+          int si = code && ud ? i - l * S : i, sj = code && !ud ? j - l * S : j, k = i * C + j;
+          bool in = i < d->vr && j < d->vc;
+          d->d[k] = x->d[si * x->C + sj];
+          d->def[k] = in && x->def[si * x->C + sj];
+        }
+    }
+    join(t->vc, e->vc);
+    sim_commit(s, st->dst, d);
+    Slot *sl = &s->slot[st->dst->id];
+    p->fq[who][p->nf[who]].seq = seq;
+    p->fq[who][p->nf[who]].v = st->dst;
+    p->fq[who][p->nf[who]++].gen = sl->gen[T];
+    p->rseq[who]++;
+    return true;
+  }
+  case K_TFREE: {
+    Pipe *p = pipe_of(s, c);
+    int dir = c->args[0].e, who = dir == PIPE_C2V ? L : 0;
+    if (!p->nf[who]) SIM_ERR(s, c->loc, R_PIPE_FREED, "tfree with no popped entry outstanding");
+    int seq = p->fq[who][0].seq;
+    const Var *v = p->fq[who][0].v;
+    Slot *sl = &s->slot[v->id];
+    if (sl->gen[T] == p->fq[who][0].gen) sl->freed[T] = true;
+    memmove(&p->fq[who][0], &p->fq[who][1], (size_t)(--p->nf[who]) * sizeof p->fq[who][0]);
+    Ent *e = &p->ent[seq % p->slots];
+    if (dir == PIPE_V2C) {
+      e->used = false;
+    } else {
+      e->freed |= (uint8_t)(1 << L);
+      if (e->freed == all) e->used = false;
+    }
+    return true;
+  }
+  case K_SYNC: {
+    Pipe *p = pipe_of(s, c);
+    bool set = c->op == OP_sync_set, c2v = c->args[0].e == PIPE_C2V;
+    if (set) {
+      t->vc[T]++;
+      for (int l = 0; l < m->nlanes; l++)
+        if (c2v || l == L) p->sync[l]++, join(p->syncvc[l], t->vc);
+      return true;
+    }
+    for (int l = 0; l < m->nlanes; l++)
+      if ((c2v ? l == L : true) && !p->sync[l]) return blockf(t, "%s fence: lane %d has not signalled", c2v ? "C2V" : "V2C", l);
+    for (int l = 0; l < m->nlanes; l++)
+      if (c2v ? l == L : true) p->sync[l]--, join(t->vc, p->syncvc[l]);
+    return true;
+  }
+  default:
+    die("machine: %s is not a pipe op", ir_ops[c->op].name);
+  }
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+/* Run one instruction of task i; false when it has to wait. */
+static bool step(Sim *s, int i) {
+  Machine *m = s->m;
+  Task *t = &m->t[i];
+  Prog *p = &m->prog[t->prog];
+  if (t->pc >= p->n) {
+    t->done = true;
+    return true;
+  }
+  const Ins *in = &p->v[t->pc];
+  s->task = i;
+  s->lane = t->lane;
+  int64_t *iv = s->ival[i];
+  switch (in->k) {
+  case I_FOR:
+    iv[in->st->iv->id] = in->st->iv->lo;
+    t->pc = ir_loop_trips(in->st->iv) ? t->pc + 1 : in->a;
+    return true;
+  case I_NEXT:
+    iv[in->st->iv->id] += in->st->iv->step;
+    t->pc = iv[in->st->iv->id] < in->st->iv->hi ? in->a : t->pc + 1;
+    return true;
+  case I_IF:
+    t->pc = t->lane == 0 ? t->pc + 1 : in->a;
+    return true;
+  case I_GOTO:
+    t->pc = in->a;
+    return true;
+  }
+  const Stmt *st = in->st;
+  if (st->rhs.k == A_CALL && ir_ops[st->rhs.call->op].side == SD_PIPE) {
+    if (!pipe_op(s, t, st)) return false;
+  } else {
+    sim_exec(s, st);
+  }
+  t->pc++;
+  return true;
+}
+
+bool sim_run_machine(Sim *s, uint64_t sched) {
+  const Loc nowhere = {0, 0, 0};
+  const Kernel *k = s->k;
+  Machine *m = ir_alloc(s->A, sizeof *m);
+  s->m = m;
+  s->mc = true;
+  s->err.set = false;
+  m->max_ins = 20000000;
+  const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
+  if (aic) linearize(s, &m->prog[0], &aic->body, false);
+  if (aiv) linearize(s, &m->prog[1], &aiv->body, false);
+  m->nlanes = aiv && ir_has_split_aiv(&aiv->body) ? 2 : 1;
+  m->t[m->nt++] = (Task){.prog = 0};
+  for (int l = 0; l < m->nlanes; l++) m->t[m->nt++] = (Task){.prog = 1, .lane = l};
+  m->wr = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wr);
+  m->wclk = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wclk);
+  for (int i = 0; i < k->np; i++) {
+    const Gm *g = &s->gm[k->params[i]->id];
+    size_t n = (size_t)g->rows * g->cols;
+    m->wr[g->v->id] = ir_alloc(s->A, n);
+    memset(m->wr[g->v->id], -1, n);
+    m->wclk[g->v->id] = ir_alloc(s->A, n * sizeof(uint32_t));
+  }
+  for (int i = 0; i < k->body.n; i++) {
+    const Stmt *st = k->body.v[i];
+    if (st->k != S_OP || st->rhs.k != A_CALL || st->rhs.call->op != OP_pipe) continue;
+    const Call *c = st->rhs.call;
+    Pipe *p = &m->pipe[c->args[0].e];
+    p->declared = true;
+    p->slots = (int)c->args[1].num;
+    p->bytes = (int64_t)c->args[2].num;
+    if (p->slots < 1 || p->slots > MAXSLOT) die("machine: pipe with %d slots", p->slots);
+  }
+  if (setjmp(s->jb)) {
+    s->mc = false;
+    return false;
+  }
+  uint64_t rng = sched * 0x9E3779B97F4A7C15ull + 7;
+  for (;;) {
+    int live = 0, progressed = 0;
+    if (sched) {                                /* seeded random: one task, one instruction */
+      int cand[NT], nc = 0;
+      for (int i = 0; i < m->nt; i++)
+        if (!m->t[i].done && !m->t[i].blocked) cand[nc++] = i;
+      if (!nc) {
+        for (int i = 0; i < m->nt; i++) live += !m->t[i].done;
+        if (!live) break;
+      } else {
+        int i = cand[sim_rand(&rng) % (uint64_t)nc];
+        if (step(s, i)) {
+          for (int j = 0; j < m->nt; j++) m->t[j].blocked = false;
+        } else {
+          m->t[i].blocked = true;
+        }
+        if (++m->ins > m->max_ins) SIM_ERR(s, nowhere, R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
+        continue;
+      }
+    } else {
+      for (int i = 0; i < m->nt; i++) {
+        if (m->t[i].done) continue;
+        live++;
+        if (step(s, i)) progressed++;
+        if (++m->ins > m->max_ins) SIM_ERR(s, nowhere, R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
+      }
+      if (!live) break;
+      if (progressed) continue;
+    }
+    char msg[300] = "";
+    for (int i = 0; i < m->nt; i++)
+      if (!m->t[i].done)
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s%s waits on %s", msg[0] ? "; " : "", tname(i), m->t[i].wait);
+    const Task *t0 = NULL;
+    for (int i = 0; i < m->nt && !t0; i++)
+      if (!m->t[i].done) t0 = &m->t[i];
+    Loc l = t0 ? m->prog[t0->prog].v[t0->pc].st->loc : nowhere;
+    SIM_ERR(s, l, R_DEADLOCK, "%s", msg);
+  }
+  s->mc = false;
+  return true;
+}
