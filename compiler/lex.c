@@ -62,7 +62,7 @@ Tok *ir_lex(Comp *c, int *ntok) {
       if (q - p >= (long)sizeof buf) ir_error(c, t->loc, E_LEX, "number longer than %d characters", (int)sizeof buf - 1);
       memcpy(buf, p, (size_t)(q - p));
       buf[q - p] = 0;
-      t->num = strtod(buf, NULL);
+      t->num = isfloat ? (double)strtof(buf, NULL) : strtod(buf, NULL);   /* a decimal rounds to f32 once */
       if (!isfloat) {
         const char *z = p;
         while (z < q - 1 && *z == '0') z++;       /* leading zeros do not count */

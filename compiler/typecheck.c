@@ -341,7 +341,7 @@ static Type check_call(T *t, Call *c) {
     if (v->k != A_NUM) ERR(v->loc, E_ARG, "full: the value must be a number");
     if (d->k != A_DTYPE) ERR(d->loc, E_ARG, "full: the last argument must be a dtype");
     r.dt = (Dtype)d->e;
-    if (r.dt == DT_I32 && (!v->isint || fabs(v->num) > 2147483647.0))
+    if (r.dt == DT_I32 && (!v->isint || v->num > 2147483647.0 || v->num < -2147483648.0))
       ERR(v->loc, E_TYPE, "full: an i32 tile needs an integer value");
     Aff vb[2];
     valid_kw(t, c, r.R, r.C, vb);
@@ -365,7 +365,7 @@ static Type check_call(T *t, Call *c) {
     Arg *s = pos(t, c, 1);
     if (s->k != A_NUM) ERR(s->loc, E_ARG, "%s: the second operand must be a number", opn(c));
     if (c->op == OP_divs) need_float(t, c, c->loc, a);
-    if (a.dt == DT_I32 && (!s->isint || fabs(s->num) > 2147483647.0))
+    if (a.dt == DT_I32 && (!s->isint || s->num > 2147483647.0 || s->num < -2147483648.0))
       ERR(s->loc, E_TYPE, "%s: an i32 tile needs an integer scalar", opn(c));
     r = a;
     break;
@@ -436,6 +436,8 @@ static Type check_call(T *t, Call *c) {
       if (acc.R != r.R || acc.C != r.C)
         ERR(c->args[0].loc, E_SHAPE, "matmul_acc: accumulator is [%d,%d], the product is [%d,%d]", acc.R, acc.C, r.R,
             r.C);
+      r.vr = kmin(r.vr, acc.vr);
+      r.vc = kmin(r.vc, acc.vc);
     }
     break;
   }

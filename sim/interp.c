@@ -398,8 +398,8 @@ static void ev_K_ASSEMBLE(Sim *s, const Stmt *st, const Call *c) {
       t->d[k] = b->d[i * b->C + j];
       t->def[k] = b->def[i * b->C + j];
     }
-  t->vr = b->vr && b->vc ? imax(a->vr, (int)r0 + b->vr) : a->vr;
-  t->vc = b->vr && b->vc ? imax(a->vc, (int)c0 + b->vc) : a->vc;
+  t->vr = imax(a->vr, (int)r0 + b->vr);
+  t->vc = imax(a->vc, (int)c0 + b->vc);
   mask(t);
   commit(s, st->dst, t);
 }
@@ -541,6 +541,7 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   int K = a->vc;
   t->vr = a->vr;
   t->vc = tb ? b->vr : b->vc;
+  if (acc) t->vr = imin(t->vr, acc->vr), t->vc = imin(t->vc, acc->vc);
   steps(s, c, (uint64_t)t->R * t->C * (uint64_t)(K ? K : 1));
   memset(t->def, 0, (size_t)t->R * t->C);
   for (int i = 0; i < t->vr; i++)
