@@ -1,0 +1,205 @@
+/* oracle.c — the differential oracle. Consumes one kernel's text; produces
+ * an outcome per variant and schedule: the golden run first (a kernel the
+ * reference rejects is invalid, never a finding), then each variant compiled
+ * through the whole pipeline and run on the machine under round-robin and one
+ * random schedule, compared bit for bit with the golden outputs. Outcomes
+ * follow DESIGN section 8; a non-ok result gets the op involved, a mismatch
+ * pattern relative to the split axis and (on request) the first bad pass,
+ * found by compiling with --stop-after=P for each pass P in turn and running
+ * what that level produced. */
+#include "orc.h"
+
+#include <string.h>
+#include <time.h>
+
+const char *const orc_variants[ORC_NVARIANT] = {"none@a2a3", "none@a5", "up_down", "left_right"};
+static const struct {
+  int split, target;
+} vopt[ORC_NVARIANT] = {{MODE_NONE, TGT_A2A3}, {MODE_NONE, TGT_A5}, {MODE_UD, -1}, {MODE_LR, -1}};
+
+const char *orc_outcome_name(Outcome o) {
+  static const char *const n[OUT_N] = {"ok",         "unsupported", "reject", "escape", "hang",
+                                       "miscompile", "crash",       "blowup", "invalid"};
+  return o < OUT_N ? n[o] : "?";
+}
+
+bool orc_is_finding(Outcome o) { return o >= OUT_REJECT && o <= OUT_BLOWUP; }
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- finding the op a diagnostic points at -------------------------------------- */
+
+static const char *op_in(const Body *b, Loc l) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      const char *r = op_in(&s->body, l);
+      if (!r) r = op_in(&s->other, l);
+      if (r) return r;
+      continue;
+    }
+    if (s->rhs.k == A_CALL && s->rhs.call->loc.off == l.off) return ir_ops[s->rhs.call->op].name;
+    if (s->rhs.k == A_CALL)
+      for (int j = 0; j < s->rhs.call->nargs; j++)
+        if (s->rhs.call->args[j].loc.off == l.off) return ir_ops[s->rhs.call->op].name;
+  }
+  return NULL;
+}
+
+static void set(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : "-"); }
+
+/* ---- one compiled level, run ------------------------------------------------------- */
+
+typedef struct {
+  Comp c;
+  Kernel *k;
+  Sim *s;
+  bool compiled, ran;
+} Run;
+
+static void run_level(Run *r, const Src *src, int v, const char *stop, const OrcOpts *o, uint64_t sched) {
+  memset(r, 0, sizeof *r);
+  r->c.A = ir_arena_new();
+  r->c.src = *src;
+  r->c.o = (CompOpts){.split = vopt[v].split, .target = vopt[v].target, .bugs = o->bugs};
+  PipeOpts po = {.stop_after = stop};
+  r->k = pass_pipeline(&r->c, &po);
+  if (!r->k) return;
+  r->compiled = true;
+  r->s = sim_new(r->k, &(SimOpts){.seed = o->input_seed});
+  r->ran = r->k->expanded ? sim_run_machine(r->s, sched) : sim_run_reference(r->s);
+}
+
+static void run_free(Run *r) {
+  sim_free(r->s);
+  ir_arena_free(r->c.A);
+}
+
+/* Compare every output tensor; fill the pattern and the op of the first difference. */
+static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axis, char *pattern, size_t pn) {
+  bool same = true;
+  int lanes[3] = {0, 0, 0};                     /* lane0, lane1, tail-only */
+  long bad = 0, total = 0, tail = 0, transposed = 0;
+  for (int i = 0; i < gk->np; i++) {
+    const Var *gv = gk->params[i], *kv = k->params[i];
+    if (gv->dir == DIR_IN) continue;
+    Gm *a = sim_gm(g, gv), *b = sim_gm(s, kv);
+    int E = axis ? a->cols : a->rows, S = (E + 1) / 2;
+    for (int r = 0; r < a->rows; r++)
+      for (int c = 0; c < a->cols; c++) {
+        total++;
+        if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c)) continue;
+        same = false;
+        bad++;
+        int x = axis ? c : r;
+        lanes[x < S ? 0 : 1]++;
+        tail += x == E - 1;
+        if (r < a->cols && c < a->rows && sim_gm_bits(b, r, c) == sim_gm_bits(a, c, r)) transposed++;
+      }
+  }
+  if (!same)
+    set(pattern, pn, bad == total ? "all" : tail == bad ? "tail" : transposed == bad ? "transposed"
+                     : !lanes[1] ? "lane0" : !lanes[0] ? "lane1" : "both");
+  return same;
+}
+
+/* The first pass whose output no longer behaves like the golden run. */
+static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult *vr) {
+  for (int p = 1; ir_pass_names[p]; p++) {
+    Run r;
+    run_level(&r, src, v, ir_pass_names[p], o, vr->sched ? o->sched_seed : 0);
+    char pat[12];
+    bool bad = !r.compiled || !r.ran ||
+               !same_outputs(g, gk, r.s, r.k, vopt[v].split == MODE_LR, pat, sizeof pat);
+    run_free(&r);
+    if (bad) {
+      set(vr->pass, sizeof vr->pass, ir_pass_names[p]);
+      return;
+    }
+  }
+}
+
+static void classify(const Src *src, int v, int sched, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult *vr) {
+  memset(vr, 0, sizeof *vr);
+  vr->variant = v;
+  vr->sched = sched;
+  set(vr->code, sizeof vr->code, "-");
+  set(vr->op, sizeof vr->op, "-");
+  set(vr->pattern, sizeof vr->pattern, "-");
+  set(vr->pass, sizeof vr->pass, "-");
+  if (gk->explicit_split && vopt[v].split != MODE_NONE) {
+    vr->out = OUT_UNSUPPORTED;
+    set(vr->code, sizeof vr->code, ir_diag_name(E_EXPLICIT));
+    snprintf(vr->detail, sizeof vr->detail, "the kernel is written with split_aiv");
+    return;
+  }
+  Run r;
+  double t0 = now_ms();
+  run_level(&r, src, v, NULL, o, sched ? o->sched_seed : 0);
+  vr->compile_ms = now_ms() - t0;
+  if (!r.compiled) {
+    const Diag *d = &r.c.diag;
+    DiagCat cat = ir_diag_cat(d->code);
+    vr->out = cat == CAT_UNSUPPORTED ? OUT_UNSUPPORTED : cat == CAT_USER ? OUT_INVALID : OUT_REJECT;
+    set(vr->code, sizeof vr->code, ir_diag_name(d->code));
+    set(vr->pass, sizeof vr->pass, r.c.pass);
+    Comp c2 = {.A = ir_arena_new(), .src = *src, .o = {.split = -1, .target = -1}};
+    Kernel *k0 = ir_front(&c2);
+    if (k0) set(vr->op, sizeof vr->op, op_in(&k0->body, d->loc));
+    ir_arena_free(c2.A);
+    snprintf(vr->detail, sizeof vr->detail, "%d:%d %.180s", d->loc.line, d->loc.col, d->msg);
+  } else if (!r.ran) {
+    const Diag *d = sim_diag(r.s);
+    vr->out = d->code == R_DEADLOCK || d->code == R_STEPS ? OUT_HANG : OUT_ESCAPE;
+    set(vr->code, sizeof vr->code, ir_diag_name(d->code));
+    set(vr->op, sizeof vr->op, op_in(&r.k->body, d->loc));
+    snprintf(vr->detail, sizeof vr->detail, "%d:%d %.180s", d->loc.line, d->loc.col, d->msg);
+  } else if (!same_outputs(g, gk, r.s, r.k, vopt[v].split == MODE_LR, vr->pattern, sizeof vr->pattern)) {
+    vr->out = OUT_MISCOMPILE;
+    snprintf(vr->detail, sizeof vr->detail, "outputs differ from the golden run");
+  } else if (vr->compile_ms > 100.0) {
+    vr->out = OUT_BLOWUP;
+    set(vr->code, sizeof vr->code, "compile-time");
+    snprintf(vr->detail, sizeof vr->detail, "compiling took %.1f ms", vr->compile_ms);
+  } else {
+    vr->out = OUT_OK;
+  }
+  run_free(&r);
+  if (o->bisect && orc_is_finding(vr->out) && vr->out != OUT_REJECT) bisect(src, v, o, g, gk, vr);
+}
+
+void orc_check(const Src *src, const OrcOpts *o, OrcResult *res) {
+  memset(res, 0, sizeof *res);
+  Comp c = {.A = ir_arena_new(), .src = *src, .o = {.split = -1, .target = -1}};
+  Kernel *k = ir_front(&c);
+  Sim *g = NULL;
+  if (!k) {
+    res->invalid = true;
+    res->why = c.diag;
+  } else {
+    g = sim_new(k, &(SimOpts){.seed = o->input_seed});
+    if (!sim_run_reference(g)) {
+      res->invalid = true;
+      res->why = *sim_diag(g);
+    }
+  }
+  for (int v = 0; v < ORC_NVARIANT && !res->invalid; v++)
+    for (int sc = 0; sc < ORC_NSCHED; sc++) {
+      if (o->progress) o->progress(o->ctx, v, sc);
+      VarResult *vr = &res->r[res->n++];
+      classify(src, v, sc, o, g, k, vr);
+      res->finding |= orc_is_finding(vr->out);
+      if (o->report) o->report(o->ctx, vr);
+    }
+  sim_free(g);
+  ir_arena_free(c.A);
+}
+
+void orc_signature(const VarResult *r, char *buf, size_t n) {
+  const char *mode = vopt[r->variant].split == MODE_UD ? "up_down" : vopt[r->variant].split == MODE_LR ? "left_right" : "none";
+  snprintf(buf, n, "%s|%s|%s|%s|%s|%s", orc_outcome_name(r->out), mode, r->code, r->op, r->pass, r->pattern);
+}

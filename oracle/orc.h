@@ -1,0 +1,54 @@
+/* orc.h — the internal header of liboracle (differential runs, classification,
+ * signatures, first-bad-pass bisection). Exported names carry the prefix orc_. */
+#ifndef ORC_H
+#define ORC_H
+
+#include "../sim/sim.h"
+
+/* ---- oracle.c ---------------------------------------------------------------- */
+
+typedef enum {
+  OUT_OK, OUT_UNSUPPORTED, OUT_REJECT, OUT_ESCAPE, OUT_HANG, OUT_MISCOMPILE, OUT_CRASH, OUT_BLOWUP,
+  OUT_INVALID, OUT_N
+} Outcome;
+const char *orc_outcome_name(Outcome o);
+
+enum { ORC_NVARIANT = 4, ORC_NSCHED = 2 };
+extern const char *const orc_variants[ORC_NVARIANT];   /* none@a2a3 none@a5 up_down left_right */
+
+typedef struct {
+  int variant, sched;                           /* sched 0: rr, 1: random */
+  Outcome out;
+  char code[24];                                /* diagnostic or runtime code, or "-" */
+  char op[24];                                  /* op kind involved, or "-" */
+  char pattern[12];                             /* miscompiles: lane0 lane1 both tail transposed all */
+  char pass[16];                                /* first bad pass, or "-" */
+  char detail[200];
+  double compile_ms;
+} VarResult;
+
+typedef struct {
+  uint32_t bugs;                                /* injected defects */
+  uint64_t input_seed, sched_seed;              /* inputs; the random schedule */
+  bool bisect;                                  /* find the first bad pass of non-ok results */
+  /* called before each variant runs (the crash guard of `diff` uses it) */
+  void (*progress)(void *ctx, int variant, int sched);
+  void (*report)(void *ctx, const VarResult *r);  /* after each variant */
+  void *ctx;
+} OrcOpts;
+
+typedef struct {
+  bool invalid;                                 /* the kernel itself is wrong: not a finding */
+  Diag why;                                     /* when invalid */
+  int n;
+  VarResult r[ORC_NVARIANT * ORC_NSCHED];
+  bool finding;
+} OrcResult;
+
+/* Run one kernel through the golden run and every variant. */
+void orc_check(const Src *src, const OrcOpts *o, OrcResult *res);
+/* Signature: kind|mode|code|op|pass|pattern (no numbers, names or shapes). */
+void orc_signature(const VarResult *r, char *buf, size_t n);
+bool orc_is_finding(Outcome o);
+
+#endif
