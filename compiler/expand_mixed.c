@@ -165,8 +165,6 @@ static void fence(EM *e, Body *cb, Body *vb, const Var *t, int side, bool write,
   else e->gr[t->id] |= (uint8_t)side;
 }
 
-static int64_t tile_bytes(const Var *v) { return (int64_t)v->R * v->C * ir_dtype_bytes(v->dt); }
-
 static void split_body(EM *e, const Body *in, Body *cb, Body *vb, Var *lane);
 
 static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb) {
@@ -187,7 +185,8 @@ static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb) {
   pa[2].ix[0] = (Aff){.c = dst->R};
   pa[2].ix[1] = (Aff){.c = dst->C};
   set_int(&pa[3], code);
-  int64_t full = dir == PIPE_C2V ? tile_bytes(src) : tile_bytes(dst);
+  const Var *whole = dir == PIPE_C2V ? src : dst;   /* the full tile, in the consumer's layout */
+  int64_t full = ir_tile_bytes(dir == PIPE_C2V ? SP_VEC : SP_MAT, whole->dt, whole->R, whole->C);
   if (full > e->bytes[dir]) e->bytes[dir] = full;
   e->any[dir] = true;
   ir_body_push(e->c, dir == PIPE_C2V ? cb : vb, push);

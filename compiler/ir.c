@@ -21,7 +21,7 @@ static const char *const kwnames[KW_N] = {"", "valid", "space", "trans_b", "bloc
 const char *ir_kw_name(Kw k) { return k < KW_N ? kwnames[k] : "?"; }
 const char *ir_dtype_name(Dtype d) { return d == DT_F32 ? "f32" : d == DT_F16 ? "f16" : "i32"; }
 const char *ir_space_name(Space s) {
-  static const char *const n[SP_N] = {"none", "vec", "mat", "acc"};
+  static const char *const n[SP_N] = {"none", "vec", "mat", "acc", "left", "right"};
   return s < SP_N ? n[s] : "?";
 }
 const char *ir_mode_name(Mode m) {

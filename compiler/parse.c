@@ -29,7 +29,7 @@ static const char *const reserved[] = {
     "kernel", "for",  "in",    "range",   "split_aiv", "store",  "out",        "inout",
     "f32",    "f16",  "i32",   "vec",     "mat",       "acc",    "up_down",    "left_right",
     "split",  "target", "slots", "none",  "a2a3",      "a5",     "up_down_odd", "left_right_odd",
-    "aic",    "aiv",  "if",    "replay",  "c2v",       "v2c",    NULL};
+    "aic",    "aiv",  "if",    "replay",  "c2v",       "v2c",    "left",   "right", NULL};
 
 bool ir_reserved(const char *s, size_t n) {
   for (int i = 0; reserved[i]; i++)
@@ -250,7 +250,7 @@ static int word(Tok *t, const char *const *tab) {
 }
 static const char *const dtypes[] = {"f32", "f16", "i32", NULL};
 static const char *const modes[] = {"none", "up_down", "left_right", "up_down_odd", "left_right_odd", NULL};
-static const char *const spaces[] = {"none", "vec", "mat", "acc", NULL};
+static const char *const spaces[] = {"none", "vec", "mat", "acc", "left", "right", NULL};
 static const char *const dirs[] = {"c2v", "v2c", NULL};
 
 static Call *call(P *p);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 const char *const ir_pass_names[] = {"parse",        "flatten",   "infer_space", "auto_split",
-                                     "check_split",  "expand_mixed", "dual_lane", NULL};
+                                     "check_split",  "expand_mixed", "dual_lane", "memplan", NULL};
 
 static bool after(Comp *c, const PipeOpts *o, const Kernel *k, const char *pass) {
   if (o && o->print_after && (!strcmp(o->print_after, pass) || !strcmp(o->print_after, "all"))) {
@@ -44,6 +44,7 @@ static const struct {
     {"flatten", pass_flatten},         {"infer_space", pass_infer_space},
     {"auto_split", pass_auto_split},   {"check_split", pass_check_split},
     {"expand_mixed", pass_expand_mixed}, {"dual_lane", pass_dual_lane},
+    {"memplan", pass_memplan},
 };
 
 Kernel *pass_pipeline(Comp *c, const PipeOpts *o) {

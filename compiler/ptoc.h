@@ -107,7 +107,7 @@ const char *ir_kw_name(Kw k);
 /* ---- the IR --------------------------------------------------------------- */
 
 typedef enum { DT_F32, DT_F16, DT_I32, DT_N } Dtype;
-typedef enum { SP_NONE, SP_VEC, SP_MAT, SP_ACC, SP_N } Space;
+typedef enum { SP_NONE, SP_VEC, SP_MAT, SP_ACC, SP_LEFT, SP_RIGHT, SP_N } Space;
 /* A mode is also the split code of a transfer: 0 none, 1 up_down, 2 left_right,
  * 3 up_down_odd, 4 left_right_odd (lane 0 holds one more than lane 1). */
 typedef enum { MODE_NONE, MODE_UD, MODE_LR, MODE_UD_ODD, MODE_LR_ODD } Mode;
@@ -278,6 +278,23 @@ void pass_check_split(Comp *c, Kernel *k);
 void pass_expand_mixed(Comp *c, Kernel *k);
 void pass_dual_lane(Comp *c, Kernel *k);
 Stmt *ir_func(const Kernel *k, Func fn);        /* the aic / aiv program, or NULL */
+
+/* ---- layout.c: memory layouts and capacities (DESIGN section 4) -------------------- */
+
+typedef enum { LAY_ROW, LAY_COL, LAY_FRACTAL } Layout;
+Layout ir_layout(Space sp, int R, int C);
+void ir_box(Space sp, Dtype dt, int *br, int *bc);     /* fractal inner box */
+/* The allocation shape of an [R, C] tile: padded up to its layout's alignment. */
+void ir_padded(Space sp, Dtype dt, int R, int C, int *Rp, int *Cp);
+int64_t ir_tile_bytes(Space sp, Dtype dt, int R, int C);
+int64_t ir_capacity(Target t, Space sp);
+
+/* ---- memplan.c ------------------------------------------------------------------------ */
+
+void pass_memplan(Comp *c, Kernel *k);
+void ir_mem_peak(Comp *c, Kernel *k, const Stmt *fn, int64_t peak[SP_N], Space interest, Loc *where,
+                 const Var *top[3]);
+void ir_mem_check(Comp *c, Kernel *k, DiagCode code);   /* E_CAPACITY or B_CAP */
 
 /* ---- print.c -------------------------------------------------------------- */
 
