@@ -351,7 +351,7 @@ static Call *call(P *p) {
     do {
       if (n == 16) ir_error(p->c, peek(p)->loc, E_ARITY, "too many arguments to %s", ir_ops[op].name);
       memset(&buf[n], 0, sizeof buf[n]);
-      if (ir_ops[op].kind == K_ISCALAR) {
+      if (ir_ops[op].ixmask >> n & 1) {
         buf[n].k = A_IEXPR;
         buf[n].loc = peek(p)->loc;
         buf[n].ix[0] = iexpr(p);

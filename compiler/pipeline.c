@@ -8,7 +8,8 @@
 #include <string.h>
 
 const char *const ir_pass_names[] = {"parse",        "flatten",   "infer_space", "auto_split",
-                                     "check_split",  "expand_mixed", "dual_lane", "memplan", NULL};
+                                     "check_split",  "expand_mixed", "dual_lane", "lower_gather",
+                                     "unroll",       "memplan",   NULL};
 
 static bool after(Comp *c, const PipeOpts *o, const Kernel *k, const char *pass) {
   if (o && o->print_after && (!strcmp(o->print_after, pass) || !strcmp(o->print_after, "all"))) {
@@ -44,6 +45,7 @@ static const struct {
     {"flatten", pass_flatten},         {"infer_space", pass_infer_space},
     {"auto_split", pass_auto_split},   {"check_split", pass_check_split},
     {"expand_mixed", pass_expand_mixed}, {"dual_lane", pass_dual_lane},
+    {"lower_gather", pass_lower_gather}, {"unroll", pass_unroll},
     {"memplan", pass_memplan},
 };
 

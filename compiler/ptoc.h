@@ -80,14 +80,14 @@ typedef enum { SD_VEC, SD_CUBE, SD_SPACE, SD_OPND, SD_SHARD, SD_JOIN, SD_MOVE, S
 typedef enum {
   K_LOAD, K_STORE, K_GATHER, K_SLICE, K_ASSEMBLE, K_FULL, K_BIN, K_BINS, K_UN,
   K_CAST, K_RRED, K_CRED, K_REXP, K_CEXP, K_MATMUL, K_SHARD, K_JOIN, K_LANEIDX,
-  K_MOVE, K_ISCALAR, K_PIPE, K_TPUSH, K_TPOP, K_TFREE, K_SYNC, K_N
+  K_MOVE, K_ISCALAR, K_PIPE, K_TPUSH, K_TPOP, K_TFREE, K_SYNC, K_GMREAD, K_ALLOC, K_GROW, K_N
 } OpKind;
 typedef enum { KW_NONE, KW_VALID, KW_SPACE, KW_TRANS_B, KW_BLOCK_SIZE, KW_SIZE,
-               KW_MAX_INDICES, KW_COL_OFF, KW_LANE, KW_WINDOW, KW_N } Kw;
+               KW_MAX_INDICES, KW_COL_OFF, KW_LANE, KW_WINDOW, KW_ROWS, KW_N } Kw;
 #define KWB(k) (1u << KW_##k)
 
 typedef enum {
-#define OP(n, lo, hi, sd, k, kw) OP_##n,
+#define OP(n, lo, hi, sd, k, kw, ix) OP_##n,
 #include "ops.def"
 #undef OP
   OP_N
@@ -99,6 +99,7 @@ typedef struct {
   Side side;
   OpKind kind;
   uint32_t kwmask;
+  uint32_t ixmask;                              /* positional args that are index expressions */
 } OpInfo;
 extern const OpInfo ir_ops[OP_N];               /* read-only table */
 int ir_op_lookup(const char *s, size_t n);     /* -1 when unknown */
@@ -223,6 +224,7 @@ typedef struct Kernel {
   int nvars, capvars;
   bool explicit_split;                          /* the source was written with split_aiv */
   bool expanded;                                /* holds per-core programs (after expand_mixed) */
+  int64_t own_ops[2], unrolled_ops[2];          /* per side (aic, aiv): ops with loops expanded; after unroll */
 } Kernel;
 
 /* ---- ir.c: building and querying the IR ------------------------------------ */
@@ -278,6 +280,11 @@ void pass_check_split(Comp *c, Kernel *k);
 void pass_expand_mixed(Comp *c, Kernel *k);
 void pass_dual_lane(Comp *c, Kernel *k);
 Stmt *ir_func(const Kernel *k, Func fn);        /* the aic / aiv program, or NULL */
+
+/* ---- lower_gather.c, unroll.c --------------------------------------------------------- */
+
+void pass_lower_gather(Comp *c, Kernel *k);
+void pass_unroll(Comp *c, Kernel *k);
 
 /* ---- layout.c: memory layouts and capacities (DESIGN section 4) -------------------- */
 

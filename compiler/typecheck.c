@@ -486,6 +486,44 @@ static Type check_call(T *t, Call *c) {
     if (r.sp != SP_VEC) lane_ok = true;         /* lane 0's value crosses to the cube */
     break;
   }
+  case K_GMREAD: {
+    Var *x = tensor_of(t, c, pos(t, c, 0), "the table");
+    if (x->dt != DT_I32 || x->rank != 1) ERR(c->args[0].loc, E_TYPE, "gm_read: '%s' must be a 1-D i32 table", x->name);
+    if (x->dir == DIR_OUT) ERR(c->args[0].loc, E_DIR, "gm_read from 'out' tensor '%s'", x->name);
+    r = (Type){TY_SCALAR, DT_I32, SP_NONE, -(1 << 30), 1 << 30, 0, 0, false};
+    lane_ok = true;
+    break;
+  }
+  case K_ALLOC: {
+    Arg *sp = pos(t, c, 0), *dt = pos(t, c, 1);
+    if (sp->k != A_SPACE || sp->e == SP_NONE) ERR(sp->loc, E_ARG, "alloc_tile: the first argument is a space");
+    if (dt->k != A_DTYPE) ERR(dt->loc, E_ARG, "alloc_tile: the second argument is a dtype");
+    shape_arg(t, c, pos(t, c, 2), &r.R, &r.C);
+    Arg *al = ir_pos(c, 3);
+    if (al) {
+      index_arg(t, c, al, "the allocation shape");
+      if (!ir_aff_const(&al->ix[0]) || !ir_aff_const(&al->ix[1]) || al->ix[0].c < r.R || al->ix[1].c < r.C ||
+          al->ix[0].c > 4 * IR_MAXDIM || al->ix[1].c > 4 * IR_MAXDIM)
+        ERR(al->loc, E_DIM, "alloc_tile: the allocation shape must be constant and cover the tile");
+    }
+    r.dt = (Dtype)dt->e;
+    r.sp = (Space)sp->e;
+    r.vr = r.vc = 0;
+    break;
+  }
+  case K_GROW: {
+    a = tile_of(t, c, pos(t, c, 0), "the destination tile");
+    Var *src = tensor2d(t, c, pos(t, c, 1), "the source");
+    index_arg(t, c, pos(t, c, 2), "the source row and column");
+    if (src->dt != a.dt) ERR(c->args[1].loc, E_TYPE, "gather_row: '%s' is %s, the tile %s", src->name,
+                             ir_dtype_name(src->dt), ir_dtype_name(a.dt));
+    if (src->dir == DIR_OUT) ERR(c->args[1].loc, E_DIR, "gather_row from 'out' tensor '%s'", src->name);
+    int rows = int_kw(t, c, KW_ROWS, 1, 1, IR_MAXDIM, false, E_ARG);
+    (void)rows;
+    r = a;
+    r.vr = r.vc = -1;
+    break;
+  }
   case K_PIPE: {
     Arg *d = pos(t, c, 0), *n = pos(t, c, 1), *b = pos(t, c, 2);
     if (d->k != A_DIR) ERR(d->loc, E_ARG, "pipe: the first argument is c2v or v2c");
@@ -529,7 +567,13 @@ static Type check_call(T *t, Call *c) {
       ir_aff_range(t->k, &x->ix[0], &lo[i], &hi[i]);
     }
     int64_t l, h;
-    if (c->op == OP_imin) l = lo[0] < lo[1] ? lo[0] : lo[1], h = hi[0] < hi[1] ? hi[0] : hi[1];
+    if (c->op == OP_idiv || c->op == OP_imod) {
+      Arg *d = pos(t, c, 1);
+      if (!ir_aff_const(&d->ix[0]) || d->ix[0].c <= 0) ERR(d->loc, E_ARG, "%s: the divisor must be a positive constant", opn(c));
+      int64_t b = d->ix[0].c;
+      if (c->op == OP_idiv) l = lo[0] / b, h = hi[0] / b;
+      else l = lo[0] < 0 ? -(b - 1) : 0, h = b - 1;
+    } else if (c->op == OP_imin) l = lo[0] < lo[1] ? lo[0] : lo[1], h = hi[0] < hi[1] ? hi[0] : hi[1];
     else if (c->op == OP_imax) l = lo[0] > lo[1] ? lo[0] : lo[1], h = hi[0] > hi[1] ? hi[0] : hi[1];
     else {
       l = lo[0] > lo[1] ? lo[0] : lo[1], h = hi[0] > hi[1] ? hi[0] : hi[1];

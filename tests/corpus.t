@@ -11,8 +11,8 @@ ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok 
 for f in corpus/seeds/*.ptk; do
   name=$(basename "$f" .ptk)
   for p in parse flatten; do
-    "$B/bin/ptoc" "$f" --print-after=$p > "$T/a.ptk" 2>"$T/err" &&
-      "$B/bin/ptoc" "$T/a.ptk" --print-after=$p > "$T/b.ptk" 2>>"$T/err" &&
+    "$B/bin/ptoc" "$f" --print-after=$p --stop-after=$p > "$T/a.ptk" 2>"$T/err" &&
+      "$B/bin/ptoc" "$T/a.ptk" --print-after=$p --stop-after=$p > "$T/b.ptk" 2>>"$T/err" &&
       cmp -s "$T/a.ptk" "$T/b.ptk"
     ok $? "corpus-$name-$p print/parse fixed point"
     "$B/bin/ptosim" "$T/a.ptk" --reference > "$T/pa.out" 2>>"$T/err" &&

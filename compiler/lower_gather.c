@@ -1,0 +1,162 @@
+/* lower_gather.c — pass 8: per-core IR with paged_gather -> per-core IR where
+ * each gather is a scalar loop of page translation and row copies:
+ *
+ *   g = alloc_tile(space, dt, [N, S]);
+ *   for _r in range(0, N) {
+ *     _j = imin(first + _r, len - 1);            # never reads past the index table
+ *     _x = gm_read(idx, _j);
+ *     _p = idiv(_x, B);   _e = gm_read(table, _p);   _o = imod(_x, B);
+ *     g = gather_row(g, src, [_e*B + _o, col_off], _r, count);
+ *   }
+ *
+ * count is the window's (a split lane's share) or len(idx); rows at or past it
+ * are not written. A gather into a mat tile is fractal (NZ): single rows are
+ * not box aligned, so it copies 16-row boxes (rows=16), which needs every
+ * 16-index group of the (static) index table to be one aligned run in one
+ * page; otherwise it is unsupported E-GATHER-NZ, never a backend rejection. */
+#include "ptoc.h"
+
+#include <string.h>
+
+typedef struct {
+  Comp *c;
+  Kernel *k;
+} LG;
+
+static Aff cst(int x) { return (Aff){.c = x}; }
+static Aff var1(const Var *v, int k) {
+  Aff a = {0};
+  a.n = 1;
+  a.v[0] = v->id;
+  a.k[0] = k;
+  return a;
+}
+static Aff add(Aff a, const Aff *b) {
+  a.c += b->c;
+  for (int i = 0; i < b->n; i++) {
+    int j = 0;
+    while (j < a.n && a.v[j] != b->v[i]) j++;
+    if (j < a.n) {
+      a.k[j] += b->k[i];
+      continue;
+    }
+    ASSERT(a.n < IR_MAXT);
+    int p = a.n++;
+    while (p > 0 && a.v[p - 1] > b->v[i]) a.v[p] = a.v[p - 1], a.k[p] = a.k[p - 1], p--;
+    a.v[p] = b->v[i];
+    a.k[p] = b->k[i];
+  }
+  int w = 0;
+  for (int i = 0; i < a.n; i++)
+    if (a.k[i]) a.v[w] = a.v[i], a.k[w++] = a.k[i];
+  a.n = w;
+  return a;
+}
+
+static Var *scalar(LG *g, Body *out, Loc l, Op op, const char *pfx, Arg a0, Aff a1) {
+  Var *v = ir_temp(g->c, g->k, pfx, VK_SCALAR, l);
+  v->computed = true;
+  Stmt *s = ir_stmt_op(g->c, l, v, op, 2);
+  s->rhs.call->args[0] = a0;
+  s->rhs.call->args[1].k = A_IEXPR;
+  s->rhs.call->args[1].ix[0] = a1;
+  ir_body_push(g->c, out, s);
+  return v;
+}
+static Arg iarg(Aff a) {
+  Arg r = {0};
+  r.k = A_IEXPR;
+  r.ix[0] = a;
+  return r;
+}
+
+/* Are the static indices in aligned runs of 16 within one page? */
+static bool boxed(const Var *ix, int B) {
+  if (!ix->init || B % 16) return false;
+  int n = ix->dim[1];
+  for (int g = 0; g < n; g += 16) {
+    int64_t x0 = (int64_t)ix->init[g];
+    if (x0 < 0 || x0 % 16) return false;
+    for (int t = 1; t < 16 && g + t < n; t++)
+      if ((int64_t)ix->init[g + t] != x0 + t) return false;
+  }
+  return true;
+}
+
+static void lower(LG *g, Body *out, Stmt *st) {
+  Call *c = st->rhs.call;
+  Loc l = st->loc;
+  Var *src = c->args[0].var, *ix = c->args[1].var, *tb = c->args[2].var, *dst = st->dst;
+  int B = (int)ir_kwarg(c, KW_BLOCK_SIZE)->num, len = ix->dim[1];
+  Arg *co = ir_kwarg(c, KW_COL_OFF), *w = ir_kwarg(c, KW_WINDOW);
+  Aff col = !co ? cst(0) : co->k == A_IEXPR ? co->ix[0] : cst((int)co->num);
+  Aff first = w ? w->ix[0] : cst(0), count = w ? w->ix[1] : cst(len);
+  int step = 1;
+  if (dst->sp == SP_MAT) {
+    if (!boxed(ix, B))
+      ir_error(g->c, c->loc, E_GATHER_NZ,
+               "paged_gather into a mat tile is fractal (16-row boxes): it needs block_size a multiple of 16 and "
+               "the index table given inline in aligned runs of 16 consecutive indices; gather into vec instead");
+    step = 16;
+  }
+  /* g = alloc_tile(space, dt, [N, S]) */
+  Stmt *al = ir_stmt_op(g->c, l, dst, OP_alloc_tile, 3);
+  Arg *aa = al->rhs.call->args;
+  aa[0].k = A_SPACE, aa[0].e = dst->sp;
+  aa[1].k = A_DTYPE, aa[1].e = dst->dt;
+  aa[2].k = A_IDX, aa[2].ix[0] = cst(dst->R), aa[2].ix[1] = cst(dst->C);
+  ir_body_push(g->c, out, al);
+  Stmt *loop = ir_alloc(g->c->A, sizeof *loop);
+  loop->k = S_FOR;
+  loop->loc = l;
+  loop->iv = ir_temp(g->c, g->k, "r", VK_LOOP, l);
+  loop->iv->lo = 0;
+  loop->iv->hi = dst->R;
+  loop->iv->step = step;
+  Body *b = &loop->body;
+  Aff row = var1(loop->iv, 1);
+  Var *j = scalar(g, b, l, OP_imin, "j", iarg(add(first, &row)), cst(len - 1));
+  Arg ta = {0};
+  ta.k = A_VAR, ta.var = ix;
+  Var *x = scalar(g, b, l, OP_gm_read, "x", ta, var1(j, 1));
+  Var *p = scalar(g, b, l, OP_idiv, "p", iarg(var1(x, 1)), cst(B));
+  ta.var = tb;
+  Var *e = scalar(g, b, l, OP_gm_read, "e", ta, var1(p, 1));
+  Var *o = scalar(g, b, l, OP_imod, "o", iarg(var1(x, 1)), cst(B));
+  Aff phys = var1(e, B), ov = var1(o, 1);
+  phys = add(phys, &ov);
+  Stmt *gr = ir_stmt_op(g->c, l, dst, OP_gather_row, step > 1 ? 6 : 5);
+  Arg *ga = gr->rhs.call->args;
+  ga[0].k = A_VAR, ga[0].var = dst;
+  ga[1].k = A_VAR, ga[1].var = src;
+  ga[2].k = A_IDX, ga[2].ix[0] = phys, ga[2].ix[1] = col;
+  ga[3] = iarg(row);
+  ga[4] = iarg(count);
+  if (step > 1) {
+    ga[5].k = A_NUM, ga[5].isint = true, ga[5].num = step, ga[5].kw = KW_ROWS;
+  }
+  ir_body_push(g->c, b, gr);
+  ir_body_push(g->c, out, loop);
+}
+
+static void body(LG *g, Body *b) {
+  Body out = {0};
+  for (int i = 0; i < b->n; i++) {
+    Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      body(g, &s->body);
+      body(g, &s->other);
+      ir_body_push(g->c, &out, s);
+    } else if (s->rhs.k == A_CALL && s->rhs.call->op == OP_paged_gather) {
+      lower(g, &out, s);
+    } else {
+      ir_body_push(g->c, &out, s);
+    }
+  }
+  *b = out;
+}
+
+void pass_lower_gather(Comp *c, Kernel *k) {
+  LG g = {c, k};
+  body(&g, &k->body);
+}

@@ -1,0 +1,110 @@
+/* unroll.c — pass 9: per-core IR -> per-core IR in which every loop that
+ * carries a transfer (tpush, tpop, tfree, sync) and runs at most 16 times is
+ * unrolled on each side, so slots can be assigned statically. Only that
+ * side's own loop body is copied (the other side's ops were never cloned
+ * there), so growth stays linear in trip count x the side's own body; the
+ * loop variable becomes a constant in each copy. `--unroll=off` skips the
+ * pass. The counts before and after are kept for the oracle's blowup budget. */
+#include "ptoc.h"
+
+#include <string.h>
+
+typedef struct {
+  Comp *c;
+  Kernel *k;
+} UR;
+
+static bool carries(const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      if (carries(&s->body) || carries(&s->other)) return true;
+    } else if (s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].side == SD_PIPE) {
+      return true;
+    }
+  }
+  return false;
+}
+
+static void subst(Aff *a, int var, int val) {
+  for (int i = 0; i < a->n; i++)
+    if (a->v[i] == var) {
+      a->c += a->k[i] * val;
+      memmove(&a->v[i], &a->v[i + 1], (size_t)(a->n - i - 1) * sizeof a->v[0]);
+      memmove(&a->k[i], &a->k[i + 1], (size_t)(a->n - i - 1) * sizeof a->k[0]);
+      a->n--;
+      return;
+    }
+}
+
+static Body copy_body(UR *u, const Body *b, int var, int val);
+static Stmt *copy_stmt(UR *u, const Stmt *s, int var, int val) {
+  Stmt *r = ir_alloc(u->c->A, sizeof *r);
+  *r = *s;
+  if (s->k != S_OP) {
+    r->body = copy_body(u, &s->body, var, val);
+    r->other = copy_body(u, &s->other, var, val);
+    return r;
+  }
+  if (s->rhs.k != A_CALL) return r;
+  Call *c = ir_alloc(u->c->A, sizeof *c);
+  *c = *s->rhs.call;
+  c->args = ir_alloc(u->c->A, (size_t)(c->nargs ? c->nargs : 1) * sizeof *c->args);
+  memcpy(c->args, s->rhs.call->args, (size_t)c->nargs * sizeof *c->args);
+  for (int i = 0; i < c->nargs; i++)
+    if (c->args[i].k == A_IDX || c->args[i].k == A_IEXPR) {
+      subst(&c->args[i].ix[0], var, val);
+      subst(&c->args[i].ix[1], var, val);
+    }
+  r->rhs.call = c;
+  return r;
+}
+static Body copy_body(UR *u, const Body *b, int var, int val) {
+  Body out = {0};
+  for (int i = 0; i < b->n; i++) ir_body_push(u->c, &out, copy_stmt(u, b->v[i], var, val));
+  return out;
+}
+
+static void body(UR *u, Body *b) {
+  Body out = {0};
+  for (int i = 0; i < b->n; i++) {
+    Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      body(u, &s->body);
+      body(u, &s->other);
+    }
+    int trips = s->k == S_FOR ? ir_loop_trips(s->iv) : 0;
+    if (s->k == S_FOR && trips <= 16 && carries(&s->body)) {
+      for (int t = 0; t < trips; t++) {
+        Body cp = copy_body(u, &s->body, s->iv->id, s->iv->lo + t * s->iv->step);
+        for (int j = 0; j < cp.n; j++) ir_body_push(u->c, &out, cp.v[j]);
+      }
+      continue;
+    }
+    ir_body_push(u->c, &out, s);
+  }
+  *b = out;
+}
+
+/* Statements of a body, loops expanded (weight) or as written. */
+static int64_t count(const Body *b, bool expand) {
+  int64_t n = 0;
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k == S_OP) n++;
+    else n += (s->k == S_FOR && expand ? ir_loop_trips(s->iv) : 1) * count(&s->body, expand) + count(&s->other, expand);
+  }
+  return n;
+}
+
+void pass_unroll(Comp *c, Kernel *k) {
+  if (c->o.unroll_off || !k->expanded) return;
+  UR u = {c, k};
+  for (int f = 0; f < 2; f++) {
+    Stmt *fn = ir_func(k, f ? FN_AIV : FN_AIC);
+    if (!fn) continue;
+    k->own_ops[f] = count(&fn->body, true);
+    body(&u, &fn->body);
+    k->unrolled_ops[f] = count(&fn->body, false);
+  }
+}
