@@ -28,7 +28,8 @@ static Space need(IS *s, const Call *c, int i) {
   case K_REXP: case K_CEXP: case K_ASSEMBLE:
     return SP_VEC;
   case K_MATMUL:
-    return c->op == OP_matmul_acc && i == 0 ? SP_ACC : SP_MAT;
+    if (c->op == OP_tmatmul || c->op == OP_tmatmul_acc) return SP_NONE;   /* lowered: operands in left/right */
+    return IR_ACC_MATMUL(c->op) && i == 0 ? SP_ACC : SP_MAT;
   case K_STORE:
     return s->tgt == TGT_A5 && a->var->sp == SP_MAT ? SP_VEC : SP_NONE;
   default:

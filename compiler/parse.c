@@ -518,6 +518,16 @@ static void block(P *p, Body *b) {
   next(p);
 }
 
+/* A program that declares its buffers with allocation shapes is lowered already. */
+static bool lowered(const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP && (lowered(&s->body) || lowered(&s->other))) return true;
+    if (s->k == S_OP && s->rhs.k == A_CALL && s->rhs.call->op == OP_alloc_tile && s->rhs.call->nargs == 4) return true;
+  }
+  return false;
+}
+
 /* ---- kernel header ---------------------------------------------------------- */
 
 static void param(P *p) {
@@ -623,6 +633,7 @@ Kernel *ir_parse(Comp *c) {
   push_scope(&p);
   block(&p, &p.k->body);
   p.k->explicit_split = ir_has_split_aiv(&p.k->body);
+  p.k->lowered = lowered(&p.k->body);
   Tok *e = peek(&p);
   if (e->k != TK_EOF) ir_error(c, e->loc, E_PARSE, "expected end of file after the kernel, found %s", desc(&p, e));
   return p.k;

@@ -9,7 +9,7 @@
 
 const char *const ir_pass_names[] = {"parse",        "flatten",   "infer_space", "auto_split",
                                      "check_split",  "expand_mixed", "dual_lane", "lower_gather",
-                                     "unroll",       "memplan",   NULL};
+                                     "unroll",       "memplan",   "lower",        "verify_backend", NULL};
 
 static bool after(Comp *c, const PipeOpts *o, const Kernel *k, const char *pass) {
   if (o && o->print_after && (!strcmp(o->print_after, pass) || !strcmp(o->print_after, "all"))) {
@@ -46,7 +46,8 @@ static const struct {
     {"auto_split", pass_auto_split},   {"check_split", pass_check_split},
     {"expand_mixed", pass_expand_mixed}, {"dual_lane", pass_dual_lane},
     {"lower_gather", pass_lower_gather}, {"unroll", pass_unroll},
-    {"memplan", pass_memplan},
+    {"memplan", pass_memplan},         {"lower", pass_lower},
+    {"verify_backend", pass_verify_backend},
 };
 
 Kernel *pass_pipeline(Comp *c, const PipeOpts *o) {

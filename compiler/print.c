@@ -28,11 +28,20 @@ static void num(FILE *f, double x, bool isint) {
   if (!strpbrk(b, ".e")) fputs(".0", f);
 }
 
+/* Terms in name order: ids differ between a compilation and a re-parse of its
+ * output, names do not (an expression never sees two variables of one name). */
 static void aff(FILE *f, const Kernel *k, const Aff *a) {
+  int ord[IR_MAXT];
   for (int i = 0; i < a->n; i++) {
+    int j = i;
+    while (j > 0 && strcmp(k->vars[a->v[ord[j - 1]]]->name, k->vars[a->v[i]]->name) > 0) ord[j] = ord[j - 1], j--;
+    ord[j] = i;
+  }
+  for (int q = 0; q < a->n; q++) {
+    int i = ord[q];
     int32_t c = a->k[i];
     const char *n = k->vars[a->v[i]]->name;
-    if (i) fputs(c < 0 ? " - " : " + ", f);
+    if (q) fputs(c < 0 ? " - " : " + ", f);
     else if (c < 0) fputc('-', f);
     uint32_t m = c < 0 ? -(uint32_t)c : (uint32_t)c;
     if (m == 1) fputs(n, f);

@@ -80,10 +80,10 @@ typedef enum { SD_VEC, SD_CUBE, SD_SPACE, SD_OPND, SD_SHARD, SD_JOIN, SD_MOVE, S
 typedef enum {
   K_LOAD, K_STORE, K_GATHER, K_SLICE, K_ASSEMBLE, K_FULL, K_BIN, K_BINS, K_UN,
   K_CAST, K_RRED, K_CRED, K_REXP, K_CEXP, K_MATMUL, K_SHARD, K_JOIN, K_LANEIDX,
-  K_MOVE, K_ISCALAR, K_PIPE, K_TPUSH, K_TPOP, K_TFREE, K_SYNC, K_GMREAD, K_ALLOC, K_GROW, K_N
+  K_MOVE, K_ISCALAR, K_PIPE, K_TPUSH, K_TPOP, K_TFREE, K_SYNC, K_GMREAD, K_ALLOC, K_GROW, K_TLOAD, K_N
 } OpKind;
 typedef enum { KW_NONE, KW_VALID, KW_SPACE, KW_TRANS_B, KW_BLOCK_SIZE, KW_SIZE,
-               KW_MAX_INDICES, KW_COL_OFF, KW_LANE, KW_WINDOW, KW_ROWS, KW_N } Kw;
+               KW_MAX_INDICES, KW_COL_OFF, KW_LANE, KW_WINDOW, KW_ROWS, KW_PART, KW_N } Kw;
 #define KWB(k) (1u << KW_##k)
 
 typedef enum {
@@ -102,6 +102,7 @@ typedef struct {
   uint32_t ixmask;                              /* positional args that are index expressions */
 } OpInfo;
 extern const OpInfo ir_ops[OP_N];               /* read-only table */
+#define IR_ACC_MATMUL(op) ((op) == OP_matmul_acc || (op) == OP_tmatmul_acc)
 int ir_op_lookup(const char *s, size_t n);     /* -1 when unknown */
 const char *ir_kw_name(Kw k);
 
@@ -224,6 +225,7 @@ typedef struct Kernel {
   int nvars, capvars;
   bool explicit_split;                          /* the source was written with split_aiv */
   bool expanded;                                /* holds per-core programs (after expand_mixed) */
+  bool lowered;                                 /* on explicit buffers (after lower) */
   int64_t own_ops[2], unrolled_ops[2];          /* per side (aic, aiv): ops with loops expanded; after unroll */
 } Kernel;
 
@@ -299,6 +301,11 @@ int64_t ir_capacity(Target t, Space sp);
 /* ---- memplan.c ------------------------------------------------------------------------ */
 
 void pass_memplan(Comp *c, Kernel *k);
+
+/* ---- lower.c, verify_backend.c ---------------------------------------------------------- */
+
+void pass_lower(Comp *c, Kernel *k);
+void pass_verify_backend(Comp *c, Kernel *k);
 void ir_mem_peak(Comp *c, Kernel *k, const Stmt *fn, int64_t peak[SP_N], Space interest, Loc *where,
                  const Var *top[3]);
 void ir_mem_check(Comp *c, Kernel *k, DiagCode code);   /* E_CAPACITY or B_CAP */

@@ -57,10 +57,11 @@ static void range2(T *t, const Aff *a, const Aff *b, int s, int64_t *lo, int64_t
   *hi = h;
 }
 
+/* The lane variable, subblock_idx(), or a scalar computed per lane. */
 static bool uses_lane(T *t, const Aff *a) {
   for (int i = 0; i < a->n; i++) {
-    VarKind k = t->k->vars[a->v[i]]->kind;
-    if (k == VK_LANE || k == VK_SCALAR) return true;
+    const Var *v = t->k->vars[a->v[i]];
+    if (v->kind == VK_LANE || (v->kind == VK_SCALAR && (!v->computed || v->lane))) return true;
   }
   return false;
 }
@@ -250,11 +251,38 @@ static Type check_call(T *t, Call *c) {
     r = (Type){TY_NONE, a.dt, a.sp, 0, 0, 0, 0, false};
     c->perlane = a.lane;
     lane_ok = a.lane;
+    Arg *pt = ir_kwarg(c, KW_PART);
+    if (pt) {
+      index_arg(t, c, pt, "the partition shape");
+      if (t->final) gm_window(t, c, o->loc, g, o->ix, pt->ix);
+    }
     if (ir_kwarg(c, KW_LANE)) {
       Arg *ln = ir_kwarg(c, KW_LANE);
       if (ln->k != A_NUM || !ln->isint || ln->num != 0) ERR(ln->loc, E_ARG, "store: lane= takes 0 (lane 0 only)");
       if (!a.lane) ERR(ln->loc, E_LANE, "store: lane=0 needs a lane value inside split_aiv");
     }
+    break;
+  }
+  case K_TLOAD: {
+    a = tile_of(t, c, pos(t, c, 0), "the destination buffer");
+    g = tensor2d(t, c, pos(t, c, 1), "the source");
+    if (g->dir == DIR_OUT) ERR(c->args[1].loc, E_DIR, "tload from 'out' tensor '%s'", g->name);
+    if (g->dt != a.dt) ERR(c->args[1].loc, E_TYPE, "tload: '%s' is %s, the buffer %s", g->name, ir_dtype_name(g->dt),
+                           ir_dtype_name(a.dt));
+    Arg *o = pos(t, c, 2), *pt = pos(t, c, 3);
+    index_arg(t, c, o, "the offset");
+    index_arg(t, c, pt, "the partition shape");
+    for (int d = 0; d < 2; d++) {
+      int64_t lo, hi;
+      ir_aff_range(t->k, &pt->ix[d], &lo, &hi);
+      if (!t->dead && (lo < 0 || hi > (d ? a.C : a.R)))
+        ERR(pt->loc, E_VALID, "tload: partition extent on dim %d ranges over [%lld, %lld], outside 0..%d", d,
+            (long long)lo, (long long)hi, d ? a.C : a.R);
+    }
+    gm_window(t, c, o->loc, g, o->ix, pt->ix);
+    r = a;
+    r.vr = ir_aff_const(&pt->ix[0]) ? pt->ix[0].c : -1;
+    r.vc = ir_aff_const(&pt->ix[1]) ? pt->ix[1].c : -1;
     break;
   }
   case K_GATHER: {
@@ -408,7 +436,7 @@ static Type check_call(T *t, Call *c) {
     break;
   }
   case K_MATMUL: {
-    int base = c->op == OP_matmul_acc;
+    int base = IR_ACC_MATMUL(c->op);
     a = tile_of(t, c, pos(t, c, base), "the left operand");
     b = tile_of(t, c, pos(t, c, base + 1), "the right operand");
     same_dtype(t, c, c->args[base + 1].loc, a, b);
@@ -599,7 +627,8 @@ static Type check_call(T *t, Call *c) {
     Arg *x = &c->args[i];
     bool bad = (x->k == A_VAR && x->var->kind == VK_TILE && x->var->lane) ||
                (x->k == A_CALL && x->call->ty.lane) ||
-               (x->k == A_IDX && (uses_lane(t, &x->ix[0]) || uses_lane(t, &x->ix[1])));
+               (x->k == A_IDX && (uses_lane(t, &x->ix[0]) || uses_lane(t, &x->ix[1]))) ||
+               (x->k == A_IEXPR && uses_lane(t, &x->ix[0]));
     if (bad && !lane_ok)
       ERR(x->loc, E_LANE, "%s runs once on the %s and cannot use a lane value or the lane variable", opn(c),
           oi->kind == K_STORE || r.sp == SP_VEC ? "vector side" : "cube");
@@ -614,6 +643,7 @@ static void assign(T *t, Stmt *s, Type ty) {
   Var *v = s->dst;
   if (v->kind == VK_SCALAR) {
     if (ty.k != TY_SCALAR) ERR(s->loc, E_REDEF, "'%s' holds an index scalar", v->name);
+    v->lane = t->lane != NULL;
     if (v->computed && (!v->typed || ty.R < v->lo)) v->lo = ty.R, t->changed |= v->typed;
     if (v->computed && (!v->typed || ty.C > v->hi)) v->hi = ty.C, t->changed |= v->typed;
     v->typed = true;
