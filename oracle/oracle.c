@@ -161,6 +161,13 @@ static void classify(const Src *src, int v, int sched, const OrcOpts *o, Sim *g,
   } else if (!same_outputs(g, gk, r.s, r.k, vopt[v].split == MODE_LR, vr->pattern, sizeof vr->pattern)) {
     vr->out = OUT_MISCOMPILE;
     snprintf(vr->detail, sizeof vr->detail, "outputs differ from the golden run");
+  } else if (r.k->unrolled_ops[0] > 2 * r.k->own_ops[0] + 64 || r.k->unrolled_ops[1] > 2 * r.k->own_ops[1] + 64) {
+    int f = r.k->unrolled_ops[1] > 2 * r.k->own_ops[1] + 64;
+    vr->out = OUT_BLOWUP;
+    set(vr->code, sizeof vr->code, "unroll");
+    set(vr->pass, sizeof vr->pass, "unroll");
+    snprintf(vr->detail, sizeof vr->detail, "after unroll %s holds %lld statements; its own ops with loops expanded: %lld",
+             f ? "aiv" : "aic", (long long)r.k->unrolled_ops[f], (long long)r.k->own_ops[f]);
   } else if (vr->compile_ms > 100.0) {
     vr->out = OUT_BLOWUP;
     set(vr->code, sizeof vr->code, "compile-time");

@@ -1,0 +1,42 @@
+#!/bin/sh
+# diff.t — `ptofuzz diff` on every seed: verdict=clean, every line ok or a
+# documented unsupported; and the specific verdicts the split modes must give.
+cd "$(dirname "$0")/.." || exit 1
+B=${PTO_BUILD:-build}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+has() { grep -q -- "$1" "$T/$2.out"; }
+for f in corpus/seeds/*.ptk; do
+  name=$(basename "$f" .ptk)
+  timeout 120 "$B/bin/ptofuzz" diff "$f" > "$T/$name.out" 2>&1
+  ok $? "diff-$name exits 0"
+  tail -n 1 "$T/$name.out" | grep -qx 'verdict=clean'
+  ok $? "diff-$name verdict=clean"
+  ! grep '^variant=' "$T/$name.out" | grep -qv 'outcome=ok\|outcome=unsupported'
+  ok $? "diff-$name every variant is ok or unsupported"
+  [ "$(grep -c '^variant=' "$T/$name.out")" = 8 ]
+  ok $? "diff-$name 4 variants x 2 schedules"
+  for code in $(grep 'outcome=unsupported' "$T/$name.out" | sed 's/.*code=\([^ ]*\).*/\1/' | sort -u); do
+    grep -q -- "$code" docs/language.md docs/split.md 2>/dev/null
+    ok $? "diff-$name unsupported $code is documented"
+  done
+done
+has 'variant=none@a2a3 schedule=rr outcome=unsupported code=E-CAPACITY' qk_pv_64x512
+ok $? "diff-capacity qk_pv_64x512 none@a2a3 is unsupported E-CAPACITY"
+grep -A1 'variant=none@a2a3 schedule=rr' "$T/qk_pv_64x512.out" | grep -q 'needs [0-9]* bytes.* has 188416'
+ok $? "diff-capacity the E-CAPACITY message gives the byte figures"
+has 'variant=up_down schedule=rr outcome=ok' qk_pv_64x512 && has 'variant=up_down schedule=random:1 outcome=ok' qk_pv_64x512
+ok $? "diff-capacity qk_pv_64x512 up_down is ok"
+has 'variant=up_down schedule=rr outcome=ok' qk_pv_64x128 && has 'variant=up_down schedule=random:1 outcome=ok' qk_pv_64x128
+ok $? "diff-slices qk_pv_64x128 up_down is ok (strided sub-slice stores along the split axis)"
+has 'variant=none@a2a3 schedule=rr outcome=ok' fa_trim_5of16 && has 'variant=none@a2a3 schedule=random:1 outcome=ok' fa_trim_5of16
+ok $? "diff-zero-valid fa_trim_5of16 none@a2a3 is ok (the replay lane passes and writes nothing)"
+has 'variant=up_down schedule=rr outcome=ok' odd_rows_15
+ok $? "diff-odd odd_rows_15 up_down is ok (halves of 8 and 7 rows)"
+has 'variant=none@a2a3 schedule=rr outcome=unsupported code=E-GATHER-NZ' paged_gather_mat
+ok $? "diff-nz an unaligned gather into a mat tile is unsupported, never a backend rejection"
+has 'variant=up_down schedule=rr outcome=ok' paged_gather_mat_boxed
+ok $? "diff-nz a box-aligned gather into a mat tile is ok"
+echo "1..$n"
