@@ -9,7 +9,8 @@
  *   matmul(a, b) -> _l = tmov(a, left); _r = tmov(b, right); c = tmatmul(_l, _r)
  *   move inside one core -> tmov
  * The partition view of GM is folded into tload/tstore's operands. Popped
- * values live in their pipe slot and get no buffer. */
+ * values live in their pipe slot and views (subview) in their parent's
+ * buffer; neither gets a buffer of its own. */
 #include "ptoc.h"
 
 #include <string.h>
@@ -23,8 +24,12 @@ typedef struct {
 
 static Aff cst(int x) { return (Aff){.c = x}; }
 
+/* A value needs a buffer unless it lives in a pipe slot (tpop) or is a view
+ * of another buffer (slice, subview). */
 static void mark(LW *l, const Stmt *s) {
-  if (s->dst && s->dst->kind == VK_TILE && !(s->rhs.k == A_CALL && s->rhs.call->op == OP_tpop)) l->need[s->dst->id] = 1;
+  if (!s->dst || s->dst->kind != VK_TILE) return;
+  if (s->rhs.k == A_CALL && (s->rhs.call->op == OP_tpop || ir_ops[s->rhs.call->op].kind == K_SLICE)) return;
+  l->need[s->dst->id] = 1;
 }
 
 static Var *operand(LW *l, Body *out, Loc loc, Var *x, Space sp) {

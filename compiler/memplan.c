@@ -19,7 +19,8 @@ typedef struct {
   Kernel *k;
   int pos;
   int *first, *last, *firstdef;                 /* by var id */
-  bool *popped, *other;                         /* defined by tpop / by anything else */
+  bool *popped, *other;                         /* defined by tpop / by an op that needs a buffer */
+  const Var **parent;                           /* a view's parent buffer (slice, subview) */
   struct {
     int s, e;
   } loops[256];
@@ -31,6 +32,7 @@ typedef struct {
 static void touch(MP *m, const Var *v, bool def) {
   if (v->kind != VK_TILE) return;
   int id = v->id;
+  if (m->parent[id] && m->parent[id] != v) touch(m, m->parent[id], false);   /* a view keeps its parent */
   if (m->first[id] < 0) m->first[id] = m->pos;
   m->last[id] = m->pos;
   if (def && m->firstdef[id] < 0) m->firstdef[id] = m->pos;
@@ -61,9 +63,11 @@ static void walk(MP *m, const Body *b) {
       for (int j = 0; j < s->rhs.call->nargs; j++)
         if (s->rhs.call->args[j].k == A_VAR) touch(m, s->rhs.call->args[j].var, false);
     if (s->dst) {
-      touch(m, s->dst, true);
       bool pop = s->rhs.k == A_CALL && s->rhs.call->op == OP_tpop;
-      if (s->dst->kind == VK_TILE) (pop ? m->popped : m->other)[s->dst->id] = true;
+      bool view = s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].kind == K_SLICE;
+      if (view && s->dst->kind == VK_TILE) m->parent[s->dst->id] = s->rhs.call->args[0].var;
+      touch(m, s->dst, true);
+      if (s->dst->kind == VK_TILE) (pop || view ? m->popped : m->other)[s->dst->id] = true;
     }
     if (s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].kind == K_MATMUL) {
       const Call *c = s->rhs.call;
@@ -88,6 +92,7 @@ static void peak_of(Comp *c, Kernel *k, const Stmt *fn, bool replay, int64_t pea
   m.firstdef = ir_alloc(c->A, (size_t)n * sizeof(int));
   m.popped = ir_alloc(c->A, (size_t)n);
   m.other = ir_alloc(c->A, (size_t)n);
+  m.parent = ir_alloc(c->A, (size_t)n * sizeof *m.parent);
   for (int i = 0; i < n; i++) m.first[i] = m.last[i] = m.firstdef[i] = -1;
   walk(&m, &fn->body);
   for (int i = 0; i < n; i++) {
