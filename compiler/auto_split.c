@@ -125,6 +125,26 @@ static bool contained(AS *a, const Aff *r0, int h, int S, int i, int64_t acc) {
   return true;
 }
 
+/* Set the split-axis component of the call's valid= bound (adding the keyword,
+ * with the other component at its full extent, when it is absent). */
+static void set_valid(AS *a, Call *c, int R, int C, Aff axis) {
+  Arg *v = ir_kwarg(c, KW_VALID);
+  if (!v) {
+    Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
+    memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
+    v = &nv[c->nargs];
+    memset(v, 0, sizeof *v);
+    v->k = A_IDX;
+    v->kw = KW_VALID;
+    v->loc = c->loc;
+    v->ix[0] = cst(R);
+    v->ix[1] = cst(C);
+    c->args = nv;
+    c->nargs++;
+  }
+  v->ix[a->ax] = axis;
+}
+
 static Arg *idx_arg(Call *c, int i) {
   Arg *x = ir_pos(c, i);
   ASSERT(x && x->k == A_IDX);
@@ -178,25 +198,10 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     if (E == 1) return define(a, st, CL_REPL, 0);
     S = (E + 1) / 2;
     Arg *v = ir_kwarg(c, KW_VALID);
-    Aff V = v ? v->ix[ax] : cst(E);
-    Aff loc = localise(a, st->loc, V, S);
+    Aff loc = localise(a, st->loc, v ? v->ix[ax] : cst(E), S);
     o->ix[ax] = plus_lane(a, o->ix[ax], S);
     sh->ix[ax] = cst(S);
-    if (!v) {
-      if (ir_aff_const(&loc) && loc.c == S) return define(a, st, CL_HALF, E);
-      Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
-      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
-      v = &nv[c->nargs];
-      memset(v, 0, sizeof *v);
-      v->k = A_IDX;
-      v->kw = KW_VALID;
-      v->loc = c->loc;
-      v->ix[0] = cst(sh->ix[0].c);
-      v->ix[1] = cst(sh->ix[1].c);
-      c->args = nv;
-      c->nargs++;
-    }
-    v->ix[ax] = loc;
+    if (v || !ir_aff_const(&loc) || loc.c != S) set_valid(a, c, sh->ix[0].c, sh->ix[1].c, loc);
     return define(a, st, CL_HALF, E);
   }
   case K_FULL: {
@@ -205,20 +210,9 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     if (E == 1) return define(a, st, CL_REPL, 0);
     S = (E + 1) / 2;
     sh->ix[ax] = cst(S);
-    if (E % 2) {
-      Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
-      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
-      Arg *v = &nv[c->nargs];
-      memset(v, 0, sizeof *v);
-      v->k = A_IDX;
-      v->kw = KW_VALID;
-      v->loc = c->loc;
-      v->ix[0] = cst(sh->ix[0].c);
-      v->ix[1] = cst(sh->ix[1].c);
-      v->ix[ax] = localise(a, st->loc, cst(E), S);
-      c->args = nv;
-      c->nargs++;
-    }
+    Arg *v = ir_kwarg(c, KW_VALID);
+    Aff loc = localise(a, st->loc, v ? v->ix[ax] : cst(E), S);
+    if (v || !ir_aff_const(&loc) || loc.c != S) set_valid(a, c, sh->ix[0].c, sh->ix[1].c, loc);
     return define(a, st, CL_HALF, E);
   }
   case K_GATHER: {
@@ -295,6 +289,8 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Aff r0 = o->ix[ax];
     if (ir_aff_const(&r0) && r0.c == 0 && h == Et) {
       sh->ix[ax] = cst(St);                     /* the whole extent: stays halved */
+      Arg *v = ir_kwarg(c, KW_VALID);
+      if (v) set_valid(a, c, sh->ix[0].c, sh->ix[1].c, localise(a, st->loc, v->ix[ax], St));
       return define(a, st, CL_HALF, Et);
     }
     if (h > St || !contained(a, &r0, h, St, 0, r0.c))
@@ -307,18 +303,10 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Aff hh = cst(h), lov = var_aff(lo);
     Var *vv = scalar(a, st->loc, OP_clamp, sub_aff(var_aff(hi), &lov), cst(0), &hh);
     o->ix[ax] = var_aff(off);
-    Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
-    memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
-    Arg *v = &nv[c->nargs];
-    memset(v, 0, sizeof *v);
-    v->k = A_IDX;
-    v->kw = KW_VALID;
-    v->loc = c->loc;
-    v->ix[0] = cst(sh->ix[0].c);
-    v->ix[1] = cst(sh->ix[1].c);
-    v->ix[ax] = var_aff(vv);
-    c->args = nv;
-    c->nargs++;
+    Arg *old = ir_kwarg(c, KW_VALID);
+    Aff bound = var_aff(vv);
+    if (old) bound = var_aff(scalar(a, st->loc, OP_imin, old->ix[ax], bound, NULL));   /* both bounds hold */
+    set_valid(a, c, sh->ix[0].c, sh->ix[1].c, bound);
     return define(a, st, CL_OWN, 0);
   }
   case K_ASSEMBLE: {
@@ -399,7 +387,7 @@ void pass_auto_split(Comp *c, Kernel *k) {
   a.cls = ir_alloc(c->A, (size_t)k->nvars + 1);      /* new variables below are scalars */
   a.E = ir_alloc(c->A, ((size_t)k->nvars + 1) * sizeof *a.E);
   const char *ln = "lane";
-  for (int i = 0; i < k->nvars; i++)
+  for (int i = 0; i < k->nvars && ln; i++)
     if (!strcmp(k->vars[i]->name, ln)) ln = NULL;
   a.lane = ln ? ir_var_new(c, k, ln, VK_LANE, k->loc) : ir_temp(c, k, "lane", VK_LANE, k->loc);
   body(&a, &k->body);

@@ -3,12 +3,14 @@
  * C2V transfer is copied to both and every V2C transfer waits for both. The
  * aiv program becomes
  *     for lane in split_aiv(2) { if lane == 0 { body } replay { replay } }
- * and likewise every run of vector statements outside the split_aiv regions of
- * an explicitly split kernel (so both lanes always run the whole program). The
- * replay keeps the transfers and the index arithmetic, makes every
- * load, slice, gather and constant a zero-valid tile (so every other tile
- * result has valid 0 too; a popped tile is trimmed to valid 0 after its pop)
- * and deletes the stores. Consumes and produces per-core IR. */
+ * An explicitly split kernel with vector statements outside its split_aiv
+ * regions becomes one region instead: both lanes compute the outer values
+ * (the regions may read them), only lane 0 stores them (store lane=0), and
+ * the regions are inlined with their lane variable renamed. The replay keeps the transfers and the index arithmetic, makes every
+ * load, slice, gather and constant a zero-valid tile (a popped tile is trimmed
+ * to valid 0 after its pop, so the results computed from them are empty too,
+ * except that assemble keeps its offset as valid extent) and deletes the
+ * stores. Consumes and produces per-core IR. */
 #include "ptoc.h"
 
 #include <string.h>
@@ -87,39 +89,48 @@ static Body replay(Comp *c, Kernel *k, const Body *b) {
   return out;
 }
 
-static Stmt *wrap(Comp *c, Kernel *k, Var *lane, Body *run) {
-  Stmt *iff = ir_alloc(c->A, sizeof *iff);
-  iff->k = S_IF;
-  iff->loc = run->v[0]->loc;
-  iff->iv = lane;
-  iff->body = *run;
-  iff->other = replay(c, k, run);
-  Stmt *sp = ir_alloc(c->A, sizeof *sp);
-  sp->k = S_SPLIT;
-  sp->loc = iff->loc;
-  sp->iv = lane;
-  ir_body_push(c, &sp->body, iff);
-  *run = (Body){0};
-  return sp;
+static void relane_aff(Aff *a, int from, int to) {
+  for (int i = 0; i < a->n; i++)
+    if (a->v[i] == from) a->v[i] = to;
+  for (int i = 1; i < a->n; i++)                /* keep terms ordered by id */
+    for (int j = i; j > 0 && a->v[j - 1] > a->v[j]; j--) {
+      int v = a->v[j];
+      int32_t k = a->k[j];
+      a->v[j] = a->v[j - 1], a->k[j] = a->k[j - 1];
+      a->v[j - 1] = v, a->k[j - 1] = k;
+    }
 }
 
-/* Every maximal run of statements outside split_aiv regions becomes
- * `for lane in split_aiv(2) { if lane == 0 { run } replay { ... } }`. */
-static void wrap_runs(Comp *c, Kernel *k, Var *lane, Body *b) {
-  Body out = {0}, run = {0};
+/* An explicitly split program with vector statements outside its regions:
+ * both lanes compute those values (they may be read inside the regions), only
+ * lane 0 stores them; the regions are inlined under one lane variable. */
+static void inline_regions(Comp *c, Body *b, Var *lane, int from, Body *out) {
   for (int i = 0; i < b->n; i++) {
     Stmt *s = b->v[i];
-    bool holds = s->k == S_SPLIT || (s->k == S_FOR && ir_has_split_aiv(&s->body));
-    if (!holds) {
-      ir_body_push(c, &run, s);
+    if (s->k == S_SPLIT) {
+      inline_regions(c, &s->body, lane, s->iv->id, out);
       continue;
     }
-    if (run.n) ir_body_push(c, &out, wrap(c, k, lane, &run));
-    if (s->k == S_FOR) wrap_runs(c, k, lane, &s->body);
-    ir_body_push(c, &out, s);
+    if (s->k == S_FOR) {
+      Body inner = {0};
+      inline_regions(c, &s->body, lane, from, &inner);
+      s->body = inner;
+    } else if (s->k == S_OP && s->rhs.k == A_CALL) {
+      Call *cl = s->rhs.call;
+      for (int j = 0; j < cl->nargs && from >= 0; j++)
+        if (cl->args[j].k == A_IDX || cl->args[j].k == A_IEXPR) {
+          relane_aff(&cl->args[j].ix[0], from, lane->id);
+          relane_aff(&cl->args[j].ix[1], from, lane->id);
+        }
+      if (from < 0 && cl->op == OP_store && !ir_kwarg(cl, KW_LANE)) {
+        Arg *l = add_kw(c, cl, KW_LANE);
+        l->k = A_NUM;
+        l->isint = true;
+        l->num = 0;
+      }
+    }
+    ir_body_push(c, out, s);
   }
-  if (run.n) ir_body_push(c, &out, wrap(c, k, lane, &run));
-  *b = out;
 }
 
 static bool all_split(const Body *b) {
@@ -137,8 +148,24 @@ void pass_dual_lane(Comp *c, Kernel *k) {
   bool split = ir_has_split_aiv(&aiv->body);
   if (split ? all_split(&aiv->body) : (k->target != TGT_A2A3 || !aic->body.n)) return;
   const char *ln = "lane";
-  for (int i = 0; i < k->nvars; i++)
+  for (int i = 0; i < k->nvars && ln; i++)
     if (!strcmp(k->vars[i]->name, ln)) ln = NULL;
   Var *lane = ln ? ir_var_new(c, k, ln, VK_LANE, k->loc) : ir_temp(c, k, "lane", VK_LANE, k->loc);
-  wrap_runs(c, k, lane, &aiv->body);
+  Stmt *sp = ir_alloc(c->A, sizeof *sp);
+  sp->k = S_SPLIT;
+  sp->loc = aiv->loc;
+  sp->iv = lane;
+  if (split) {
+    inline_regions(c, &aiv->body, lane, -1, &sp->body);
+  } else {
+    Stmt *iff = ir_alloc(c->A, sizeof *iff);
+    iff->k = S_IF;
+    iff->loc = aiv->loc;
+    iff->iv = lane;
+    iff->body = aiv->body;
+    iff->other = replay(c, k, &aiv->body);
+    ir_body_push(c, &sp->body, iff);
+  }
+  aiv->body = (Body){0};
+  ir_body_push(c, &aiv->body, sp);
 }

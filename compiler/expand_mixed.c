@@ -50,15 +50,23 @@ static int xfer(const Stmt *s) {
   return -1;
 }
 
-static void note_uses(EM *e, const Aff *a, int side) {
-  for (int i = 0; i < a->n; i++) e->uses[a->v[i]] |= (uint8_t)side;
+static bool note_uses(EM *e, const Aff *a, int side) {
+  bool changed = false;
+  for (int i = 0; i < a->n; i++) {
+    changed |= (e->uses[a->v[i]] | side) != e->uses[a->v[i]];
+    e->uses[a->v[i]] |= (uint8_t)side;
+  }
+  return changed;
 }
 
-static void scan(EM *e, const Body *b) {
+/* Which sides read each scalar (directly, or through scalars computed from
+ * it); returns whether anything changed, so the caller iterates to a fixpoint. */
+static bool scan(EM *e, const Body *b) {
+  bool changed = false;
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
     if (s->k != S_OP) {
-      scan(e, &s->body);
+      changed |= scan(e, &s->body);
       continue;
     }
     if (s->rhs.k != A_CALL) continue;
@@ -67,10 +75,11 @@ static void scan(EM *e, const Body *b) {
     if (ir_ops[c->op].side == SD_SCALAR && s->dst && e->uses[s->dst->id]) side = e->uses[s->dst->id];
     for (int j = 0; j < c->nargs; j++)
       if (c->args[j].k == A_IDX || c->args[j].k == A_IEXPR) {
-        note_uses(e, &c->args[j].ix[0], side);
-        if (c->args[j].k == A_IDX) note_uses(e, &c->args[j].ix[1], side);
+        changed |= note_uses(e, &c->args[j].ix[0], side);
+        if (c->args[j].k == A_IDX) changed |= note_uses(e, &c->args[j].ix[1], side);
       }
   }
+  return changed;
 }
 
 static bool uses_var(const Stmt *s, const Var *v) {
@@ -158,6 +167,8 @@ static void fence(EM *e, Body *cb, Body *vb, const Var *t, int side, bool write,
     set_dir(&wait->rhs.call->args[0], dir);
     ir_body_push(e->c, other == SIDE_C ? cb : vb, set);
     ir_body_push(e->c, side == SIDE_C ? cb : vb, wait);
+    e->any[dir] = true;                         /* a fence needs its pipe declared */
+    if (e->bytes[dir] < 32) e->bytes[dir] = 32;
     e->gr[t->id] = 0;
     e->gw[t->id] = 0;
   }
@@ -257,8 +268,8 @@ void pass_expand_mixed(Comp *c, Kernel *k) {
   e.uses = ir_alloc(c->A, (size_t)k->nvars);
   e.gw = ir_alloc(c->A, (size_t)k->nvars);
   e.gr = ir_alloc(c->A, (size_t)k->nvars);
-  scan(&e, &k->body);
-  scan(&e, &k->body);                           /* scalars used by scalars */
+  while (scan(&e, &k->body)) {
+  }
   Body cb = {0}, vb = {0};
   split_body(&e, &k->body, &cb, &vb, NULL);
   place_frees(&e, &cb);

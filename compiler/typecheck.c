@@ -432,6 +432,10 @@ static Type check_call(T *t, Call *c) {
       ERR(c->args[1].loc, E_SHAPE, "%s: expanded operand is [%d,%d], expected [%d,%d]", opn(c), b.R, b.C,
           row ? a.R : 1, row ? 1 : a.C);
     if (c->op == OP_row_expand_div || c->op == OP_col_expand_div) need_float(t, c, c->loc, a);
+    int av = row ? a.vr : a.vc, bv = row ? b.vr : b.vc;
+    if (av >= 0 && bv >= 0 && av != bv)
+      ERR(c->args[1].loc, E_VALID, "%s: the expanded operand has %d valid %s, the tile %d", opn(c), bv,
+          row ? "rows" : "cols", av);
     r = a;
     break;
   }

@@ -140,6 +140,11 @@ static void call(VB *v, const Stmt *s, const Call *c) {
       FAIL(c->loc, B_MATMUL, "matmul %s x %s -> %s", ir_dtype_name(a->dt), ir_dtype_name(b->dt), ir_dtype_name(r));
     break;
   }
+  case OP_sync_set:
+  case OP_sync_wait:
+  case OP_tfree:
+    if (!v->declared[c->args[0].e]) FAIL(c->loc, B_PIPE, "%s on an undeclared %s pipe", ir_ops[c->op].name, c->args[0].e ? "V2C" : "C2V");
+    break;
   case OP_tpush:
   case OP_tpop: {
     int dir = c->args[0].e, code = (int)(c->op == OP_tpush ? c->args[2].num : c->args[3].num);

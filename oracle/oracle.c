@@ -73,6 +73,7 @@ static void run_level(Run *r, const Src *src, int v, const char *stop, const Orc
   r->compile_ms = now_ms() - t0;
   if (!r->k) return;
   r->compiled = true;
+  if (sched == ~0ull) return;                   /* compile only */
   r->s = sim_new(r->k, &(SimOpts){.seed = o->input_seed});
   r->ran = r->k->expanded ? sim_run_machine(r->s, sched) : sim_run_reference(r->s);
 }
@@ -126,7 +127,7 @@ static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel
   }
 }
 
-static void classify(const Src *src, int v, int sched, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult *vr) {
+static void init_result(VarResult *vr, int v, int sched) {
   memset(vr, 0, sizeof *vr);
   vr->variant = v;
   vr->sched = sched;
@@ -134,55 +135,84 @@ static void classify(const Src *src, int v, int sched, const OrcOpts *o, Sim *g,
   set(vr->op, sizeof vr->op, "-");
   set(vr->pattern, sizeof vr->pattern, "-");
   set(vr->pass, sizeof vr->pass, "-");
+}
+
+/* Compile variant v once and classify its run under each schedule. */
+static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult vr[ORC_NSCHED],
+                     OrcTimes *tm) {
+  for (int sc = 0; sc < ORC_NSCHED; sc++) init_result(&vr[sc], v, sc);
   if (gk->explicit_split && vopt[v].split != MODE_NONE) {
-    vr->out = OUT_UNSUPPORTED;
-    set(vr->code, sizeof vr->code, ir_diag_name(E_EXPLICIT));
-    snprintf(vr->detail, sizeof vr->detail, "the kernel is written with split_aiv");
+    for (int sc = 0; sc < ORC_NSCHED; sc++) {
+      vr[sc].out = OUT_UNSUPPORTED;
+      set(vr[sc].code, sizeof vr[sc].code, ir_diag_name(E_EXPLICIT));
+      snprintf(vr[sc].detail, sizeof vr[sc].detail, "the kernel is written with split_aiv");
+    }
     return;
   }
   Run r;
-  run_level(&r, src, v, NULL, o, sched ? o->sched_seed : 0);
-  vr->compile_ms = r.compile_ms;
-  if (!r.compiled) {
-    const Diag *d = &r.c.diag;
-    DiagCat cat = ir_diag_cat(d->code);
-    vr->out = cat == CAT_UNSUPPORTED ? OUT_UNSUPPORTED : cat == CAT_USER ? OUT_INVALID : OUT_REJECT;
-    set(vr->code, sizeof vr->code, ir_diag_name(d->code));
-    set(vr->pass, sizeof vr->pass, r.c.pass);
-    Comp c2 = {.A = ir_arena_new(), .src = *src, .o = {.split = -1, .target = -1}};
-    Kernel *k0 = ir_front(&c2);
-    if (k0) set(vr->op, sizeof vr->op, op_in(&k0->body, d->loc));
-    ir_arena_free(c2.A);
-    snprintf(vr->detail, sizeof vr->detail, "%d:%d %.180s", d->loc.line, d->loc.col, d->msg);
-  } else if (!r.ran) {
-    const Diag *d = sim_diag(r.s);
-    vr->out = d->code == R_DEADLOCK || d->code == R_STEPS ? OUT_HANG : OUT_ESCAPE;
-    set(vr->code, sizeof vr->code, ir_diag_name(d->code));
-    set(vr->op, sizeof vr->op, op_in(&r.k->body, d->loc));
-    snprintf(vr->detail, sizeof vr->detail, "%d:%d %.180s", d->loc.line, d->loc.col, d->msg);
-  } else if (!same_outputs(g, gk, r.s, r.k, vopt[v].split == MODE_LR, vr->pattern, sizeof vr->pattern)) {
-    vr->out = OUT_MISCOMPILE;
-    snprintf(vr->detail, sizeof vr->detail, "outputs differ from the golden run");
-  } else if (r.k->unrolled_ops[0] > 2 * r.k->own_ops[0] + 64 || r.k->unrolled_ops[1] > 2 * r.k->own_ops[1] + 64) {
-    int f = r.k->unrolled_ops[1] > 2 * r.k->own_ops[1] + 64;
-    vr->out = OUT_BLOWUP;
-    set(vr->code, sizeof vr->code, "unroll");
-    set(vr->pass, sizeof vr->pass, "unroll");
-    snprintf(vr->detail, sizeof vr->detail, "after unroll %s holds %lld statements; its own ops with loops expanded: %lld",
-             f ? "aiv" : "aic", (long long)r.k->unrolled_ops[f], (long long)r.k->own_ops[f]);
-  } else if (vr->compile_ms > 100.0) {
-    vr->out = OUT_BLOWUP;
-    set(vr->code, sizeof vr->code, "compile-time");
-    snprintf(vr->detail, sizeof vr->detail, "compiling took %.1f ms", vr->compile_ms);
-  } else {
-    vr->out = OUT_OK;
+  if (o->progress) o->progress(o->ctx, v, 0);
+  run_level(&r, src, v, NULL, o, ~0ull);        /* compile only */
+  tm->t_compile += r.compile_ms;
+  for (int sc = 0; sc < ORC_NSCHED; sc++) {
+    VarResult *x = &vr[sc];
+    x->compile_ms = r.compile_ms;
+    if (!r.compiled) {
+      const Diag *d = &r.c.diag;
+      DiagCat cat = ir_diag_cat(d->code);
+      x->out = cat == CAT_UNSUPPORTED ? OUT_UNSUPPORTED : cat == CAT_USER ? OUT_INVALID : OUT_REJECT;
+      set(x->code, sizeof x->code, ir_diag_name(d->code));
+      set(x->pass, sizeof x->pass, r.c.pass);
+      if (!sc && x->out == OUT_REJECT) {
+        Comp c2 = {.A = ir_arena_new(), .src = *src, .o = {.split = -1, .target = -1}};
+        Kernel *k0 = ir_front(&c2);
+        if (k0) set(x->op, sizeof x->op, op_in(&k0->body, d->loc));
+        ir_arena_free(c2.A);
+      } else if (sc) {
+        set(x->op, sizeof x->op, vr[0].op);
+      }
+      snprintf(x->detail, sizeof x->detail, "%d:%d %.180s", d->loc.line, d->loc.col, d->msg);
+      continue;
+    }
+    if (o->progress && sc) o->progress(o->ctx, v, sc);
+    double t0 = now_ms();
+    Sim *s = sim_new(r.k, &(SimOpts){.seed = o->input_seed});
+    bool ran = r.k->expanded ? sim_run_machine(s, sc ? o->sched_seed : 0) : sim_run_reference(s);
+    double t1 = now_ms();
+    tm->t_sim += t1 - t0;
+    bool same = ran && same_outputs(g, gk, s, r.k, vopt[v].split == MODE_LR, x->pattern, sizeof x->pattern);
+    tm->t_compare += now_ms() - t1;
+    if (!ran) {
+      const Diag *d = sim_diag(s);
+      x->out = d->code == R_DEADLOCK || d->code == R_STEPS ? OUT_HANG : OUT_ESCAPE;
+      set(x->code, sizeof x->code, ir_diag_name(d->code));
+      set(x->op, sizeof x->op, op_in(&r.k->body, d->loc));
+      snprintf(x->detail, sizeof x->detail, "%d:%d %.180s", d->loc.line, d->loc.col, d->msg);
+    } else if (!same) {
+      x->out = OUT_MISCOMPILE;
+      snprintf(x->detail, sizeof x->detail, "outputs differ from the golden run");
+    } else if (r.k->unrolled_ops[0] > 2 * r.k->own_ops[0] + 64 || r.k->unrolled_ops[1] > 2 * r.k->own_ops[1] + 64) {
+      int f = r.k->unrolled_ops[1] > 2 * r.k->own_ops[1] + 64;
+      x->out = OUT_BLOWUP;
+      set(x->code, sizeof x->code, "unroll");
+      set(x->pass, sizeof x->pass, "unroll");
+      snprintf(x->detail, sizeof x->detail, "after unroll %s holds %lld statements; its own ops with loops expanded: %lld",
+               f ? "aiv" : "aic", (long long)r.k->unrolled_ops[f], (long long)r.k->own_ops[f]);
+    } else if (r.compile_ms > 100.0) {
+      x->out = OUT_BLOWUP;
+      set(x->code, sizeof x->code, "compile-time");
+      snprintf(x->detail, sizeof x->detail, "compiling took %.1f ms", r.compile_ms);
+    } else {
+      x->out = OUT_OK;
+    }
+    sim_free(s);
+    if (o->bisect && orc_is_finding(x->out) && x->out != OUT_REJECT && x->out != OUT_BLOWUP) bisect(src, v, o, g, gk, x);
   }
   run_free(&r);
-  if (o->bisect && orc_is_finding(vr->out) && vr->out != OUT_REJECT) bisect(src, v, o, g, gk, vr);
 }
 
 void orc_check(const Src *src, const OrcOpts *o, OrcResult *res) {
   memset(res, 0, sizeof *res);
+  double t0 = now_ms();
   Comp c = {.A = ir_arena_new(), .src = *src, .o = {.split = -1, .target = -1}};
   Kernel *k = ir_front(&c);
   Sim *g = NULL;
@@ -196,14 +226,15 @@ void orc_check(const Src *src, const OrcOpts *o, OrcResult *res) {
       res->why = *sim_diag(g);
     }
   }
-  for (int v = 0; v < ORC_NVARIANT && !res->invalid; v++)
-    for (int sc = 0; sc < ORC_NSCHED; sc++) {
-      if (o->progress) o->progress(o->ctx, v, sc);
-      VarResult *vr = &res->r[res->n++];
-      classify(src, v, sc, o, g, k, vr);
-      res->finding |= orc_is_finding(vr->out);
-      if (o->report) o->report(o->ctx, vr);
+  res->t.t_golden = now_ms() - t0;
+  for (int v = 0; v < ORC_NVARIANT && !res->invalid; v++) {
+    VarResult *vr = &res->r[res->n];
+    classify(src, v, o, g, k, vr, &res->t);
+    for (int sc = 0; sc < ORC_NSCHED; sc++, res->n++) {
+      res->finding |= orc_is_finding(vr[sc].out);
+      if (o->report) o->report(o->ctx, &vr[sc]);
     }
+  }
   sim_free(g);
   ir_arena_free(c.A);
 }

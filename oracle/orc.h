@@ -38,7 +38,12 @@ typedef struct {
 } OrcOpts;
 
 typedef struct {
+  double t_golden, t_compile, t_sim, t_compare; /* milliseconds spent, for bench throughput */
+} OrcTimes;
+
+typedef struct {
   bool invalid;                                 /* the kernel itself is wrong: not a finding */
+  OrcTimes t;
   Diag why;                                     /* when invalid */
   int n;
   VarResult r[ORC_NVARIANT * ORC_NSCHED];

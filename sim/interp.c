@@ -300,6 +300,27 @@ static void ev_K_LOAD(Sim *s, const Stmt *st, const Call *c) {
   commit(s, st->dst, t);
 }
 
+/* tload(t, T, [r,c], [pr,pc]) */
+static void ev_K_TLOAD(Sim *s, const Stmt *st, const Call *c) {
+  Gm *g = tensor(s, P(c, 1));
+  Tile *t = fresh(s, st->dst);
+  int64_t r0 = ieval(s, &P(c, 2)->ix[0]), c0 = ieval(s, &P(c, 2)->ix[1]);
+  t->vr = clampi(ieval(s, &P(c, 3)->ix[0]), 0, t->R);
+  t->vc = clampi(ieval(s, &P(c, 3)->ix[1]), 0, t->C);
+  steps(s, c, (uint64_t)t->R * t->C);
+  if (t->vr && t->vc && (r0 < 0 || c0 < 0 || r0 + t->vr > g->rows || c0 + t->vc > g->cols))
+    RTERR(s, c->loc, R_GM_OOB, "tload partition [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", (long long)r0,
+          (long long)(r0 + t->vr), (long long)c0, (long long)(c0 + t->vc), g->v->name, g->rows, g->cols);
+  for (int i = 0; i < t->R; i++)
+    for (int j = 0; j < t->C; j++) {
+      bool in = i < t->vr && j < t->vc;
+      t->def[i * t->C + j] = in;
+      t->d[i * t->C + j] = in ? sim_gm_get(g, (int)r0 + i, (int)c0 + j) : (Elem){.i = 0};
+      if (in && s->mc) sim_gm_access(s, g, (int)r0 + i, (int)c0 + j, false, c->loc);
+    }
+  commit(s, st->dst, t);
+}
+
 static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
   (void)st;
   if (ir_kwarg((Call *)c, KW_LANE) && s->lane != 0) return;
@@ -308,12 +329,24 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
     RTERR(s, c->loc, R_NOOP, "the replay of lane %d stores to '%s'", s->lane, g->v->name);
   Tile *t = value(s, P(c, 2));
   int64_t r0 = ieval(s, &P(c, 1)->ix[0]), c0 = ieval(s, &P(c, 1)->ix[1]);
-  steps(s, c, (uint64_t)t->vr * t->vc);
-  if (t->vr && t->vc && (r0 < 0 || c0 < 0 || r0 + t->vr > g->rows || c0 + t->vc > g->cols))
+  int vr = t->vr, vc = t->vc;
+  Arg *pt = ir_kwarg((Call *)c, KW_PART);
+  if (pt) {                                     /* the partition decides what is written */
+    int64_t pr = ieval(s, &pt->ix[0]), pc = ieval(s, &pt->ix[1]);
+    if (pr * pc != (int64_t)vr * vc)
+      RTERR(s, c->loc, R_STORE_COUNT, "tstore partition [%lld, %lld] holds %lld elements, the tile's valid [%d, %d] %lld",
+            (long long)pr, (long long)pc, (long long)(pr * pc), vr, vc, (long long)vr * vc);
+    if (pr > t->R || pc > t->C || pr < 0 || pc < 0)
+      RTERR(s, c->loc, R_STORE_COUNT, "tstore partition [%lld, %lld] exceeds the [%d, %d] tile", (long long)pr,
+            (long long)pc, t->R, t->C);
+    vr = (int)pr, vc = (int)pc;
+  }
+  steps(s, c, (uint64_t)vr * vc);
+  if (vr && vc && (r0 < 0 || c0 < 0 || r0 + vr > g->rows || c0 + vc > g->cols))
     RTERR(s, c->loc, R_GM_OOB, "store window [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", (long long)r0,
-          (long long)(r0 + t->vr), (long long)c0, (long long)(c0 + t->vc), g->v->name, g->rows, g->cols);
-  for (int i = 0; i < t->vr; i++)
-    for (int j = 0; j < t->vc; j++) {
+          (long long)(r0 + vr), (long long)c0, (long long)(c0 + vc), g->v->name, g->rows, g->cols);
+  for (int i = 0; i < vr; i++)
+    for (int j = 0; j < vc; j++) {
       if (!t->def[i * t->C + j])
         RTERR(s, c->loc, R_POISON, "store writes undefined element [%d, %d] of the tile to '%s'", i, j, g->v->name);
       if (s->mc) sim_gm_access(s, g, (int)r0 + i, (int)c0 + j, true, c->loc);
@@ -366,6 +399,14 @@ static void ev_K_SLICE(Sim *s, const Stmt *st, const Call *c) {
           (long long)(r0 + t->R), (long long)c0, (long long)(c0 + t->C), a->R, a->C);
   t->vr = imin(t->R, clampi(a->vr - r0, 0, t->R));
   t->vc = imin(t->C, clampi(a->vc - c0, 0, t->C));
+  const Var *pv = P(c, 0)->var;
+  if (c->op == OP_subview && pv->sp != SP_VEC) {     /* a fractal parent: box-aligned windows only */
+    int br, bc;
+    ir_box(pv->sp, pv->dt, &br, &bc);
+    if ((pv->R > 1 && r0 % br) || c0 % bc)
+      RTERR(s, c->loc, R_ALIGN, "subview at [%lld, %lld] of a fractal %s tile breaks its %dx%d box", (long long)r0,
+            (long long)c0, ir_space_name(pv->sp), br, bc);
+  }
   Arg *vb = ir_kwarg((Call *)c, KW_VALID);
   if (vb) {
     t->vr = imin(t->vr, clampi(ieval(s, &vb->ix[0]), 0, t->R));
@@ -533,7 +574,7 @@ static void ev_K_REXP(Sim *s, const Stmt *st, const Call *c) { expand(s, st, c, 
 static void ev_K_CEXP(Sim *s, const Stmt *st, const Call *c) { expand(s, st, c, false); }
 
 static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
-  int base = c->op == OP_matmul_acc;
+  int base = IR_ACC_MATMUL(c->op);
   Tile *a = value(s, P(c, base)), *b = value(s, P(c, base + 1)), *acc = base ? value(s, P(c, 0)) : NULL;
   Tile *t = fresh(s, st->dst);
   Arg *tk = ir_kwarg((Call *)c, KW_TRANS_B);
@@ -609,6 +650,56 @@ static void ev_K_LANEIDX(Sim *s, const Stmt *st, const Call *c) {
   (void)s, (void)st, (void)c;                   /* a lane index is read as the lane itself */
 }
 
+static void ev_K_GMREAD(Sim *s, const Stmt *st, const Call *c) {
+  Gm *g = tensor(s, P(c, 0));
+  int64_t i = ieval(s, &P(c, 1)->ix[0]);
+  if (i < 0 || i >= g->cols)
+    RTERR(s, c->loc, R_GATHER_RANGE, "gm_read of entry %lld of '%s', which has %d", (long long)i, g->v->name, g->cols);
+  if (s->mc) sim_gm_access(s, g, 0, (int)i, false, c->loc);
+  s->sval[s->mc ? s->task : s->lane][st->dst->id] = sim_gm_get(g, 0, (int)i).i;
+}
+
+static void ev_K_ALLOC(Sim *s, const Stmt *st, const Call *c) {
+  Tile *t = fresh(s, st->dst);
+  (void)c;
+  memset(t->def, 0, (size_t)t->R * t->C);
+  memset(t->d, 0, (size_t)t->R * t->C * sizeof *t->d);
+  t->vr = t->vc = 0;
+  commit(s, st->dst, t);
+}
+
+/* In place when the destination is the tile operand (the lowered idiom). */
+static void ev_K_GROW(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = a;
+  Gm *g = tensor(s, P(c, 1));
+  if (P(c, 0)->var != st->dst) {
+    t = fresh(s, st->dst);
+    memcpy(t->d, a->d, (size_t)a->R * a->C * sizeof *t->d);
+    memcpy(t->def, a->def, (size_t)a->R * a->C);
+  }
+  int64_t phys = ieval(s, &P(c, 2)->ix[0]), col = ieval(s, &P(c, 2)->ix[1]);
+  int64_t row = ieval(s, &P(c, 3)->ix[0]), count = ieval(s, &P(c, 4)->ix[0]);
+  Arg *rk = ir_kwarg((Call *)c, KW_ROWS);
+  int rows = rk ? (int)rk->num : 1;
+  t->vr = clampi(count, 0, t->R);
+  t->vc = t->C;
+  steps(s, c, (uint64_t)rows * t->C);
+  for (int q = 0; q < rows; q++) {
+    if (row + q >= count || row + q >= t->R) break;
+    if (row + q < 0 || phys + q < 0 || phys + q >= g->rows || col < 0 || col + t->C > g->cols)
+      RTERR(s, c->loc, R_GATHER_RANGE, "gather_row reads row %lld of '%s', which has %d", (long long)(phys + q),
+            g->v->name, g->rows);
+    for (int j = 0; j < t->C; j++) {
+      int k = (int)(row + q) * t->C + j;
+      t->d[k] = sim_gm_get(g, (int)(phys + q), (int)col + j);
+      t->def[k] = 1;
+      if (s->mc) sim_gm_access(s, g, (int)(phys + q), (int)col + j, false, c->loc);
+    }
+  }
+  mask(t);
+  if (t != a) commit(s, st->dst, t);
+}
+
 static void ev_pipe(Sim *s, const Stmt *st, const Call *c) {
   (void)s, (void)st;
   die("%s outside the machine: the reference interpreter runs source IR", ir_ops[c->op].name);
@@ -632,7 +723,9 @@ static void ev_K_MOVE(Sim *s, const Stmt *st, const Call *c) {
 
 static void ev_K_ISCALAR(Sim *s, const Stmt *st, const Call *c) {
   int64_t x = ieval(s, &P(c, 0)->ix[0]), y = ieval(s, &P(c, 1)->ix[0]), r;
-  if (c->op == OP_imin) r = x < y ? x : y;
+  if (c->op == OP_idiv) r = x / y;
+  else if (c->op == OP_imod) r = x % y;
+  else if (c->op == OP_imin) r = x < y ? x : y;
   else if (c->op == OP_imax) r = x > y ? x : y;
   else {
     int64_t h = ieval(s, &P(c, 2)->ix[0]);
@@ -643,7 +736,7 @@ static void ev_K_ISCALAR(Sim *s, const Stmt *st, const Call *c) {
 }
 
 static EvalFn *const evals[OP_N] = {
-#define OP(n, lo, hi, sd, k, kw) ev_##k,
+#define OP(n, lo, hi, sd, k, kw, ix) ev_##k,
 #include "../compiler/ops.def"
 #undef OP
 };

@@ -7,7 +7,11 @@
  *   R-PIPE-SLOT   an entry larger than the slot, or a pipe never declared
  *   R-PIPE-FREED  (interp.c) a popped value read after its tfree
  *   R-RACE        a GM element written by one task and written or read by
- *                 another with no transfer or fence between (vector clocks)
+ *                 another with no transfer or fence between: each task's
+ *                 epoch starts at 1 and advances after every push or fence
+ *                 signal, which publishes it; a write is ordered before
+ *                 another task's access when that task has received the
+ *                 writer's epoch of the write (vector clocks)
  *   R-DEADLOCK    every live task blocked; says who waits on what
  *   R-STEPS       the instruction or element budget is spent
  *   R-NOOP        a replay lane stores to GM
@@ -208,8 +212,8 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       if (e->used) return blockf(t, "C2V push #%.0s%d: all slots taken", "", seq);
       e->used = true, e->seq = seq, e->code = code, e->freed = 0;
       copy_tile(s, &e->t[0], x);
+      memcpy(e->vc, t->vc, sizeof e->vc);         /* publish this epoch, then start the next */
       t->vc[T]++;
-      memcpy(e->vc, t->vc, sizeof e->vc);
       p->wseq[0]++;
       return true;
     }
@@ -227,8 +231,8 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C lanes push with split codes %d and %d", e->code, code);
     copy_tile(s, &e->t[L], x);
     e->have |= (uint8_t)(1 << L);
-    t->vc[T]++;
     join(e->vc, t->vc);
+    t->vc[T]++;
     p->wseq[L]++;
     return true;
   }
@@ -318,9 +322,9 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     Pipe *p = pipe_of(s, c);
     bool set = c->op == OP_sync_set, c2v = c->args[0].e == PIPE_C2V;
     if (set) {
-      t->vc[T]++;
       for (int l = 0; l < m->nlanes; l++)
         if (c2v || l == L) p->sync[l]++, join(p->syncvc[l], t->vc);
+      t->vc[T]++;
       return true;
     }
     for (int l = 0; l < m->nlanes; l++)
@@ -389,6 +393,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
   m->nlanes = aiv && ir_has_split_aiv(&aiv->body) ? 2 : 1;
   m->t[m->nt++] = (Task){.prog = 0};
   for (int l = 0; l < m->nlanes; l++) m->t[m->nt++] = (Task){.prog = 1, .lane = l};
+  for (int i = 0; i < m->nt; i++) m->t[i].vc[i] = 1;   /* epochs start at 1: nobody has seen any */
   m->wr = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wr);
   m->wclk = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wclk);
   for (int i = 0; i < k->np; i++) {

@@ -58,6 +58,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   Kernel *k = ref ? ir_front(&c) : pass_pipeline(&c, &po);
+  if (k && !k->expanded) pass_flatten(&c, k);   /* the source level runs after naming its nested calls */
   int rc = 0;
   if (!k) {
     ir_diag_print(stderr, &c.src, &c.diag);
