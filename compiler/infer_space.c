@@ -89,6 +89,7 @@ static void body(IS *s, Body *b) {
 }
 
 void pass_infer_space(Comp *c, Kernel *k) {
+  if (k->expanded) return;                      /* per-core programs carry their own transfers */
   IS s = {.c = c, .k = k, .tgt = k->target};
   body(&s, &k->body);
 }

@@ -127,6 +127,29 @@ void ir_aff_range(const Kernel *k, const Aff *a, int64_t *lo, int64_t *hi) {
   *hi = h;
 }
 
+/* Exact range of a + s*b over every iteration (terms combined first). */
+void ir_aff_range2(const Kernel *k, const Aff *a, const Aff *b, int s, int64_t *lo, int64_t *hi) {
+  int64_t cc = (int64_t)a->c + s * (int64_t)b->c, ks[2 * IR_MAXT];
+  int vs[2 * IR_MAXT], n = 0;
+  for (int i = 0; i < a->n; i++) vs[n] = a->v[i], ks[n++] = a->k[i];
+  for (int i = 0; i < b->n; i++) {
+    int j = 0;
+    while (j < n && vs[j] != b->v[i]) j++;
+    if (j == n) vs[n] = b->v[i], ks[n++] = 0;
+    ks[j] += s * (int64_t)b->k[i];
+  }
+  int64_t l = cc, h = cc;
+  for (int i = 0; i < n; i++) {
+    const Var *v = k->vars[vs[i]];
+    int64_t f = (v->kind == VK_LOOP || (v->kind == VK_SCALAR && v->computed)) ? v->lo : 0, la = ir_loop_last(v);
+    int64_t x = ks[i] * f, y = ks[i] * la;
+    l += x < y ? x : y;
+    h += x < y ? y : x;
+  }
+  *lo = l;
+  *hi = h;
+}
+
 /* True when every variable of a is a loop or lane variable (ranges are exact). */
 bool ir_aff_exact(const Kernel *k, const Aff *a) {
   for (int i = 0; i < a->n; i++)

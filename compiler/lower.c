@@ -101,6 +101,22 @@ static void body(LW *l, Body *b) {
       break;
     }
     case OP_slice: c->op = OP_subview; break;
+    case OP_row_sum: case OP_row_max: case OP_row_min:
+    case OP_col_sum: case OP_col_max: case OP_col_min: {
+      const Var *a = c->args[0].var;            /* declare the destination's valid when static */
+      bool row = ir_ops[c->op].kind == K_RRED;
+      if (a->svr < 0 || a->svc < 0 || ir_kwarg(c, KW_VALID)) break;
+      Arg *nv = ir_alloc(l->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
+      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
+      Arg *p = &nv[c->nargs];
+      memset(p, 0, sizeof *p);
+      p->k = A_IDX, p->kw = KW_VALID, p->loc = c->loc;
+      p->ix[0] = cst(row ? (a->svc ? a->svr : 0) : (a->svr ? 1 : 0));
+      p->ix[1] = cst(row ? (a->svc ? 1 : 0) : (a->svr ? a->svc : 0));
+      c->args = nv;
+      c->nargs++;
+      break;
+    }
     case OP_move: c->op = OP_tmov; break;
     case OP_matmul:
     case OP_matmul_acc: {

@@ -216,6 +216,6 @@ void ir_mem_check(Comp *c, Kernel *k, DiagCode code) {
 }
 
 void pass_memplan(Comp *c, Kernel *k) {
-  if (!k->expanded) return;
+  if (!k->expanded || k->lowered) return;       /* a lowered program is judged by B-CAP */
   ir_mem_check(c, k, E_CAPACITY);
 }

@@ -152,7 +152,7 @@ typedef struct Var {
   Space sp;
   bool lane;
   bool typed;
-  int svr, svc;                                 /* static valid shape, -1 when not known */
+  int svr, svc;                                 /* static valid shape, -1 not known, -2 only declared */
   /* VK_LOOP: the values it takes; VK_SCALAR: a bound on them [lo, hi] */
   int lo, hi, step;
   bool computed;                                /* VK_SCALAR from imin/imax/clamp (not the lane) */
@@ -239,6 +239,7 @@ void ir_body_push(Comp *c, Body *b, Stmt *s);
 bool ir_aff_const(const Aff *a);
 bool ir_aff_exact(const Kernel *k, const Aff *a);
 void ir_aff_range(const Kernel *k, const Aff *a, int64_t *lo, int64_t *hi);
+void ir_aff_range2(const Kernel *k, const Aff *a, const Aff *b, int s, int64_t *lo, int64_t *hi);
 int ir_loop_last(const Var *v);                 /* last value taken, lo when empty */
 int ir_loop_trips(const Var *v);
 Arg *ir_kwarg(Call *c, Kw kw);                 /* NULL when absent */

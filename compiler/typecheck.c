@@ -33,30 +33,6 @@ static int kmax(int a, int b) { return a < 0 || b < 0 ? -1 : imax(a, b); }
 
 static Type check_call(T *t, Call *c);
 
-/* Range of a + s*b over every iteration. */
-static void range2(T *t, const Aff *a, const Aff *b, int s, int64_t *lo, int64_t *hi) {
-  int64_t cc = (int64_t)a->c + s * (int64_t)b->c;
-  int64_t ks[2 * IR_MAXT];
-  int vs[2 * IR_MAXT], n = 0;
-  for (int i = 0; i < a->n; i++) vs[n] = a->v[i], ks[n++] = a->k[i];
-  for (int i = 0; i < b->n; i++) {
-    int j = 0;
-    while (j < n && vs[j] != b->v[i]) j++;
-    if (j == n) vs[n] = b->v[i], ks[n++] = 0;
-    ks[j] += s * (int64_t)b->k[i];
-  }
-  int64_t l = cc, h = cc;
-  for (int i = 0; i < n; i++) {
-    const Var *v = t->k->vars[vs[i]];
-    int64_t f = v->kind == VK_LOOP ? v->lo : 0, la = ir_loop_last(v);
-    int64_t x = ks[i] * f, y = ks[i] * la;
-    l += x < y ? x : y;
-    h += x < y ? y : x;
-  }
-  *lo = l;
-  *hi = h;
-}
-
 /* The lane variable, subblock_idx(), or a scalar computed per lane. */
 static bool uses_lane(T *t, const Aff *a) {
   for (int i = 0; i < a->n; i++) {
@@ -158,7 +134,7 @@ static void gm_window(T *t, Call *c, Loc l, Var *T_, const Aff off[2], const Aff
     ir_aff_range(t->k, &off[d], &lo, &hi);
     ir_aff_range(t->k, &ext[d], &elo, &ehi);
     if (ehi <= 0) continue;                     /* never writes on this dim */
-    range2(t, &off[d], &ext[d], 1, &slo, &shi);
+    ir_aff_range2(t->k, &off[d], &ext[d], 1, &slo, &shi);
     if (lo < 0 || shi > T_->dim[d])
       ERR(l, E_BOUNDS, "%s: window on dim %d reaches [%lld, %lld) but '%s' has %d %s", opn(c), d, (long long)lo,
           (long long)shi, T_->name, T_->dim[d], d ? "columns" : "rows");
@@ -420,6 +396,11 @@ static Type check_call(T *t, Call *c) {
     else r.R = 1, r.vr = a.vr < 0 ? -1 : a.vr ? 1 : 0, r.vc = a.vr == 0 ? 0 : a.vc;
     if (row && a.vc < 0) r.vr = -1;
     if (!row && a.vr < 0) r.vc = -1;
+    Aff dv[2];
+    if (valid_kw(t, c, r.R, r.C, dv)) {         /* lowered: the destination's valid, declared */
+      r.vr = ir_aff_const(&dv[0]) ? dv[0].c : -1;
+      r.vc = ir_aff_const(&dv[1]) ? dv[1].c : -1;
+    }
     break;
   }
   case K_REXP:
@@ -433,7 +414,7 @@ static Type check_call(T *t, Call *c) {
           row ? a.R : 1, row ? 1 : a.C);
     if (c->op == OP_row_expand_div || c->op == OP_col_expand_div) need_float(t, c, c->loc, a);
     int av = row ? a.vr : a.vc, bv = row ? b.vr : b.vc;
-    if (av >= 0 && bv >= 0 && av != bv)
+    if (av >= 0 && bv >= 0 && av != bv && !t->k->lowered)   /* lowered programs: B-EXPAND judges */
       ERR(c->args[1].loc, E_VALID, "%s: the expanded operand has %d valid %s, the tile %d", opn(c), bv,
           row ? "rows" : "cols", av);
     r = a;
@@ -654,17 +635,22 @@ static void assign(T *t, Stmt *s, Type ty) {
     return;
   }
   if (ty.k != TY_TILE) ERR(s->rhs.loc, E_ARG, "'%s' has no result to assign", opn(s->rhs.call));
-  if (!v->typed) {
+  bool decl = s->rhs.k == A_CALL && s->rhs.call->op == OP_alloc_tile && s->rhs.call->nargs == 4;
+  if (!v->typed || (v->svr == -2 && !decl)) {
+    if (v->typed && (v->dt != ty.dt || v->sp != ty.sp || v->R != ty.R || v->C != ty.C))
+      ERR(s->loc, E_REDEF, "'%s' is declared %s %s [%d,%d], assigned %s %s [%d,%d]", v->name, ir_dtype_name(v->dt),
+          ir_space_name(v->sp), v->R, v->C, ir_dtype_name(ty.dt), ir_space_name(ty.sp), ty.R, ty.C);
     v->typed = true;
     v->dt = ty.dt;
     v->sp = ty.sp;
     v->R = ty.R;
     v->C = ty.C;
     v->lane = ty.lane;
-    v->svr = ty.vr;
-    v->svc = ty.vc;
+    v->svr = decl ? -2 : ty.vr;                 /* a declaration: the valid shape comes later */
+    v->svc = decl ? -2 : ty.vc;
     return;
   }
+  if (decl) return;
   if (v->dt != ty.dt || v->sp != ty.sp || v->R != ty.R || v->C != ty.C)
     ERR(s->loc, E_REDEF, "'%s' was %s %s [%d,%d], reassigned as %s %s [%d,%d]", v->name, ir_dtype_name(v->dt),
         ir_space_name(v->sp), v->R, v->C, ir_dtype_name(ty.dt), ir_space_name(ty.sp), ty.R, ty.C);

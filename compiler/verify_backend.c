@@ -14,7 +14,8 @@
  *   B-LOAD    destination vec or mat, element widths equal
  *   B-MOV     tmov pairs: mat->left/right, vec->vec, acc->mat, acc->vec, and
  *             vec->mat on a5
- *   B-REDUCE  row: [src.vr, 1], column: [1, src.vc], [0,0] the empty marker
+ *   B-REDUCE  a reduction's declared destination valid: row [src.vr, 1],
+ *             column [1, src.vc], [0,0] the empty marker
  *   B-EXPAND  the expanded operand's valid rows (cols) equal the tile's
  *   B-MATMUL  left x right -> acc, m, k, n <= 4095, dtype triples
  *   B-PIPE    codes 0..4, parity of the extent, V2C codes 0..2, entries no
@@ -82,12 +83,13 @@ static void subview(VB *v, const Call *c) {
 static void partition(VB *v, const Call *c, const Var *T, const Aff *off, const Aff *ext) {
   for (int d = 0; d < 2; d++) {
     if (!ir_aff_exact(v->k, &off[d]) || !ir_aff_exact(v->k, &ext[d])) continue;
-    int64_t lo, hi, elo, ehi;
+    int64_t lo, hi, elo, ehi, slo, shi;
     ir_aff_range(v->k, &off[d], &lo, &hi);
     ir_aff_range(v->k, &ext[d], &elo, &ehi);
     if (ehi <= 0) continue;
-    if (lo < 0 || hi + ehi > T->dim[d])
-      FAIL(c->loc, B_PART, "partition [%lld, %lld) on dim %d outside '%s' (%d)", (long long)lo, (long long)(hi + ehi), d,
+    ir_aff_range2(v->k, &off[d], &ext[d], 1, &slo, &shi);   /* offset and extent vary together */
+    if (lo < 0 || shi > T->dim[d])
+      FAIL(c->loc, B_PART, "partition [%lld, %lld) on dim %d outside '%s' (%d)", (long long)lo, (long long)shi, d,
            T->name, T->dim[d]);
   }
 }
@@ -159,6 +161,12 @@ static void call(VB *v, const Stmt *s, const Call *c) {
       int64_t by = ir_tile_bytes(SP_VEC, t->dt, t->R, t->C);
       if (by > v->slot[dir]) FAIL(c->loc, B_PIPE, "C2V entry of %lld bytes, slot of %lld", (long long)by, (long long)v->slot[dir]);
     }
+    if (c->op == OP_tpush && dir == PIPE_V2C) {   /* the joined entry must fit the slot */
+      const Var *t = c->args[1].var;
+      int R = code == 1 ? 2 * t->R : t->R, C = code == 2 ? 2 * t->C : t->C;
+      int64_t by = ir_tile_bytes(SP_MAT, t->dt, R, C);
+      if (by > v->slot[dir]) FAIL(c->loc, B_PIPE, "V2C entry of %lld bytes, slot of %lld", (long long)by, (long long)v->slot[dir]);
+    }
     if (c->op == OP_tpop && dir == PIPE_V2C) {
       const Var *t = s->dst;
       int64_t by = ir_tile_bytes(SP_MAT, t->dt, t->R, t->C);
@@ -174,11 +182,13 @@ static void call(VB *v, const Stmt *s, const Call *c) {
   case K_CRED: {
     const Var *a = c->args[0].var;
     bool row = ir_ops[c->op].kind == K_RRED;
+    const Arg *dv = ir_kwarg((Call *)c, KW_VALID);   /* the destination's declared valid */
     int vr = a->svr, vc = a->svc;
-    if (vr < 0 || vc < 0 || !s->dst || s->dst->svr < 0 || s->dst->svc < 0) break;
+    if (!dv || vr < 0 || vc < 0 || !ir_aff_const(&dv->ix[0]) || !ir_aff_const(&dv->ix[1])) break;
     int er = row ? (vc ? vr : 0) : (vr ? 1 : 0), ec = row ? (vc ? 1 : 0) : (vr ? vc : 0);
-    if (s->dst->svr != er || s->dst->svc != ec)
-      FAIL(c->loc, B_REDUCE, "%s of valid [%d, %d] gives [%d, %d]", ir_ops[c->op].name, vr, vc, s->dst->svr, s->dst->svc);
+    if (dv->ix[0].c != er || dv->ix[1].c != ec)
+      FAIL(c->loc, B_REDUCE, "%s of valid [%d, %d] declares [%d, %d], expected [%d, %d]", ir_ops[c->op].name, vr, vc,
+           dv->ix[0].c, dv->ix[1].c, er, ec);
     break;
   }
   case K_REXP:

@@ -537,6 +537,15 @@ static Elem fold(Op op, Dtype dt, const Elem *x, const uint8_t *def, int n, int 
   return acc;
 }
 
+/* A lowered reduction may declare its destination's valid shape. */
+static void declared_valid(Sim *s, const Call *c, Tile *t) {
+  Arg *v = ir_kwarg((Call *)c, KW_VALID);
+  if (!v) return;
+  t->vr = clampi(ieval(s, &v->ix[0]), 0, t->R);
+  t->vc = clampi(ieval(s, &v->ix[1]), 0, t->C);
+  mask(t);
+}
+
 static void ev_K_RRED(Sim *s, const Stmt *st, const Call *c) {
   Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
   memset(t->def, 0, (size_t)t->R);
@@ -544,6 +553,7 @@ static void ev_K_RRED(Sim *s, const Stmt *st, const Call *c) {
   t->vc = a->vc ? 1 : 0;
   steps(s, c, (uint64_t)a->R * a->C);
   for (int i = 0; i < t->vr; i++) t->d[i] = fold(c->op, a->dt, &a->d[i * a->C], &a->def[i * a->C], a->vc, 1, &t->def[i]);
+  declared_valid(s, c, t);
   commit(s, st->dst, t);
 }
 
@@ -554,6 +564,7 @@ static void ev_K_CRED(Sim *s, const Stmt *st, const Call *c) {
   t->vc = a->vr ? a->vc : 0;
   steps(s, c, (uint64_t)a->R * a->C);
   for (int j = 0; j < t->vc; j++) t->d[j] = fold(c->op, a->dt, &a->d[j], &a->def[j], a->vr, a->C, &t->def[j]);
+  declared_valid(s, c, t);
   commit(s, st->dst, t);
 }
 

@@ -379,6 +379,14 @@ static bool step(Sim *s, int i) {
   return true;
 }
 
+/* The source location of task i's current instruction. */
+static Loc here(const Machine *m, int i) {
+  const Task *t = &m->t[i];
+  const Prog *p = &m->prog[t->prog];
+  int pc = t->pc < p->n ? t->pc : p->n - 1;
+  return pc >= 0 ? p->v[pc].st->loc : (Loc){0, 0, 0};
+}
+
 bool sim_run_machine(Sim *s, uint64_t sched) {
   const Loc nowhere = {0, 0, 0};
   const Kernel *k = s->k;
@@ -434,7 +442,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
         } else {
           m->t[i].blocked = true;
         }
-        if (++m->ins > m->max_ins) SIM_ERR(s, nowhere, R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
+        if (++m->ins > m->max_ins) SIM_ERR(s, here(m, i), R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
         continue;
       }
     } else {
@@ -442,7 +450,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
         if (m->t[i].done) continue;
         live++;
         if (step(s, i)) progressed++;
-        if (++m->ins > m->max_ins) SIM_ERR(s, nowhere, R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
+        if (++m->ins > m->max_ins) SIM_ERR(s, here(m, i), R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
       }
       if (!live) break;
       if (progressed) continue;
