@@ -1,0 +1,818 @@
+/* db.c — the findings database (DESIGN section 11). The only code that talks to
+ * SQLite: prepared statements, every bind checked, every statement finalized
+ * before its function returns, every write one BEGIN IMMEDIATE transaction.
+ * The file is in WAL mode, so a writer killed mid-transaction leaves it intact,
+ * and several processes may write it at once: each waits up to 10 s for the
+ * write lock (busy_timeout) and retries a busy BEGIN or COMMIT a few times.
+ * The schema version is PRAGMA user_version; PRAGMA application_id marks the
+ * file as ours ('PTOF'). Schema version 1, in full:
+ *
+ *   CREATE TABLE campaign(
+ *     id INTEGER PRIMARY KEY,
+ *     engine TEXT,              -- prng, libfuzzer, afl++, ...
+ *     seed INTEGER,             -- the uint64 bit pattern
+ *     policy TEXT,              -- the generator policy (file name or text)
+ *     defects TEXT,             -- --bugs list, "" for none
+ *     tool_version TEXT,
+ *     started TEXT,             -- ISO-8601 UTC
+ *     ended TEXT,               -- NULL while running (or if the run died)
+ *     kernels INTEGER,          -- kernels checked
+ *     seconds REAL);
+ *   CREATE TABLE finding(
+ *     id INTEGER PRIMARY KEY,
+ *     signature TEXT UNIQUE NOT NULL,   -- kind|mode|code|op|pass|pattern
+ *     kind TEXT, mode TEXT, code TEXT, op TEXT, pass TEXT, pattern TEXT,
+ *     summary TEXT,             -- one line, from the first hit
+ *     first_seen TEXT,          -- ISO-8601 UTC
+ *     last_seen TEXT,
+ *     hits INTEGER,
+ *     status TEXT CHECK(status IN ('new','triaged','fixed','wontfix')) DEFAULT 'new',
+ *     first_bad_pass TEXT);
+ *   CREATE TABLE testcase(
+ *     id INTEGER PRIMARY KEY,
+ *     finding INTEGER REFERENCES finding(id),
+ *     campaign INTEGER REFERENCES campaign(id),   -- NULL: recorded outside a campaign
+ *     kernel TEXT NOT NULL,     -- the rendered kernel text
+ *     reduced TEXT,             -- the reduced kernel, once reduced
+ *     seed INTEGER,             -- oracle input seed (uint64 bit pattern)
+ *     variant TEXT,             -- none@a2a3, up_down, ...
+ *     flags TEXT,               -- e.g. --bugs=odd-floor-half
+ *     statements INTEGER);      -- statement count of kernel
+ *   CREATE INDEX testcase_finding ON testcase(finding);
+ *   PRAGMA application_id = 1347702598;   -- 0x50544F46, 'PTOF'
+ *   PRAGMA user_version = 1;
+ *
+ * At most DB_TESTCASE_CAP test cases are kept per finding (the first ones), to
+ * bound the file. Foreign keys are enforced. Timestamps are written, never
+ * read back to order or select anything: rows are ordered by id. */
+#include "rep.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  BUSY_TIMEOUT_MS = 10000,                      /* wait for another writer's lock */
+  BUSY_RETRIES = 4,                             /* then retry BEGIN / COMMIT this often */
+  RETRY_MS = 25,                                /* doubling pause between retries */
+  APP_ID = 0x50544F46,                          /* 'PTOF' */
+};
+
+#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+
+/* Upgrades: step v turns schema version v into v + 1 (step 0 creates it). */
+static const char *const upgrade[DB_SCHEMA_VERSION] = {
+    "CREATE TABLE campaign("
+    " id INTEGER PRIMARY KEY, engine TEXT, seed INTEGER, policy TEXT, defects TEXT,"
+    " tool_version TEXT, started TEXT, ended TEXT, kernels INTEGER, seconds REAL);"
+    "CREATE TABLE finding("
+    " id INTEGER PRIMARY KEY, signature TEXT UNIQUE NOT NULL, kind TEXT, mode TEXT,"
+    " code TEXT, op TEXT, pass TEXT, pattern TEXT, summary TEXT, first_seen TEXT,"
+    " last_seen TEXT, hits INTEGER,"
+    " status TEXT CHECK(status IN ('new','triaged','fixed','wontfix')) DEFAULT 'new',"
+    " first_bad_pass TEXT);"
+    "CREATE TABLE testcase("
+    " id INTEGER PRIMARY KEY, finding INTEGER REFERENCES finding(id),"
+    " campaign INTEGER REFERENCES campaign(id), kernel TEXT NOT NULL, reduced TEXT,"
+    " seed INTEGER, variant TEXT, flags TEXT, statements INTEGER);"
+    "CREATE INDEX testcase_finding ON testcase(finding);",
+};
+
+/* Add a test case unless its finding (?1) already has ?9 of them. */
+static const char add_testcase_sql[] =
+    "INSERT INTO testcase(finding, campaign, kernel, reduced, seed, variant, flags, statements)"
+    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
+    " WHERE (SELECT count(*) FROM testcase WHERE finding = ?1) < ?9";
+
+struct Db {
+  sqlite3 *h;
+  char err[400];                                /* the last error */
+};
+
+/* ---- errors ------------------------------------------------------------------ */
+
+/* A broken internal invariant (misuse of SQLite by this file): print, abort. */
+static _Noreturn void bug(const char *fmt, ...) {
+  va_list ap;
+  fputs("ptofuzz: internal error in reports/db.c: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  abort();
+}
+
+static void fail(Db *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(Db *d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(d->err, sizeof d->err, fmt, ap);
+  va_end(ap);
+}
+
+static void sqlfail(Db *d, const char *what) { fail(d, "%s: %s", what, sqlite3_errmsg(d->h)); }
+
+static void give(const Db *d, char *err, size_t errn) {
+  if (err && errn) snprintf(err, errn, "%s", d->err);
+}
+
+const char *db_errmsg(const Db *d) { return d ? d->err : "no database"; }
+
+/* ---- statements ---------------------------------------------------------------- */
+
+/* A prepared statement, or NULL (message in d). */
+static sqlite3_stmt *prep(Db *d, const char *sql) {
+  sqlite3_stmt *s = NULL;
+  if (sqlite3_prepare_v2(d->h, sql, -1, &s, NULL) != SQLITE_OK) {
+    sqlfail(d, "preparing a statement");
+    sqlite3_finalize(s);
+    return NULL;
+  }
+  if (!s) bug("empty statement: %s", sql);
+  return s;
+}
+
+static void fin(sqlite3_stmt **s) {
+  sqlite3_finalize(*s);                         /* its error, if any, was taken from step */
+  *s = NULL;
+}
+
+static bool bound(Db *d, int rc) {
+  if (rc == SQLITE_OK) return true;
+  if (rc == SQLITE_RANGE || rc == SQLITE_MISUSE) bug("bind: %s", sqlite3_errstr(rc));
+  fail(d, "binding a value: %s", sqlite3_errstr(rc));
+  return false;
+}
+
+static bool bind_text(Db *d, sqlite3_stmt *s, int i, const char *v) {
+  return bound(d, v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i));
+}
+static bool bind_int(Db *d, sqlite3_stmt *s, int i, int64_t v) { return bound(d, sqlite3_bind_int64(s, i, v)); }
+static bool bind_real(Db *d, sqlite3_stmt *s, int i, double v) { return bound(d, sqlite3_bind_double(s, i, v)); }
+static bool bind_null(Db *d, sqlite3_stmt *s, int i) { return bound(d, sqlite3_bind_null(s, i)); }
+/* Column c of another statement's current row, type kept (NULL stays NULL). */
+static bool bind_col(Db *d, sqlite3_stmt *s, int i, sqlite3_stmt *from, int c) {
+  return bound(d, sqlite3_bind_value(s, i, sqlite3_column_value(from, c)));
+}
+
+/* SQLITE_ROW or SQLITE_DONE; 0 on an error (message in d, prefixed by what). */
+static int step(Db *d, sqlite3_stmt *s, const char *what) {
+  int rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) return rc;
+  if (rc == SQLITE_MISUSE) bug("step misuse (%s)", what);
+  sqlfail(d, what);
+  return 0;
+}
+
+static bool done(Db *d, sqlite3_stmt *s, const char *what) { return step(d, s, what) == SQLITE_DONE; }
+
+/* Ready s to run again with new bindings. */
+static void rewind_stmt(sqlite3_stmt *s) {
+  sqlite3_reset(s);                             /* returns the last step's error, already taken */
+  sqlite3_clear_bindings(s);
+}
+
+static int64_t col_int(sqlite3_stmt *s, int c) { return sqlite3_column_int64(s, c); }
+static const char *col_text(sqlite3_stmt *s, int c) { return (const char *)sqlite3_column_text(s, c); }
+static const char *col_dash(sqlite3_stmt *s, int c) {
+  const char *t = col_text(s, c);
+  return t ? t : "-";
+}
+
+/* The uint64 bit pattern as an SQLite integer and back, without overflow. */
+static int64_t to_s64(uint64_t v) { return v <= INT64_MAX ? (int64_t)v : -(int64_t)(UINT64_MAX - v) - 1; }
+static uint64_t to_u64(int64_t v) { return v >= 0 ? (uint64_t)v : UINT64_MAX - (uint64_t)(-(v + 1)); }
+
+/* One integer from a one-row statement (a PRAGMA or an aggregate). */
+static bool query_int(Db *d, const char *sql, int64_t *v) {
+  sqlite3_stmt *s = prep(d, sql);
+  bool ok = s && step(d, s, sql) == SQLITE_ROW;
+  if (ok) *v = col_int(s, 0);
+  fin(&s);
+  return ok;
+}
+
+/* SQL without parameters or result rows (transaction control, schema). */
+static bool exec(Db *d, const char *sql, const char *what) {
+  if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) == SQLITE_OK) return true;
+  sqlfail(d, what);
+  return false;
+}
+
+/* ---- transactions ------------------------------------------------------------- */
+
+static bool busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
+
+static bool tx_begin(Db *d, const char *what) {
+  for (int i = 0;; i++) {
+    int rc = sqlite3_exec(d->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return true;
+    if (!busy(rc) || i == BUSY_RETRIES) {
+      fail(d, "%s: starting a transaction: %s", what, sqlite3_errmsg(d->h));
+      return false;
+    }
+    sqlite3_sleep(RETRY_MS << i);
+  }
+}
+
+static void rollback(Db *d) {
+  if (!sqlite3_get_autocommit(d->h)) sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* Commit if ok (retrying a busy commit), else roll back. True if committed. */
+static bool tx_end(Db *d, bool ok, const char *what) {
+  for (int i = 0; ok; i++) {
+    int rc = sqlite3_exec(d->h, "COMMIT", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return true;
+    if (!busy(rc) || i == BUSY_RETRIES) {
+      fail(d, "%s: committing: %s", what, sqlite3_errmsg(d->h));
+      break;
+    }
+    sqlite3_sleep(RETRY_MS << i);
+  }
+  rollback(d);
+  return false;
+}
+
+/* A read transaction: one snapshot for several statements. */
+static bool rd_begin(Db *d) { return exec(d, "BEGIN", "starting a read transaction"); }
+static void rd_end(Db *d) { rollback(d); }
+
+/* ---- opening ---------------------------------------------------------------------- */
+
+/* A file without a schema version must be empty, not someone else's. */
+static bool no_tables(Db *d) {
+  int64_t n;
+  if (!query_int(d, "SELECT count(*) FROM sqlite_master", &n)) return false;
+  if (n) fail(d, "not a ptofuzz findings database (it has other tables)");
+  return !n;
+}
+
+/* Create or upgrade the schema from version v, inside a write transaction. */
+static bool upgrade_schema(Db *d, int64_t v) {
+  if (v == 0 && !no_tables(d)) return false;
+  for (; v < DB_SCHEMA_VERSION; v++)
+    if (!exec(d, upgrade[v], "creating the schema")) return false;
+  char sql[96];
+  snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d", APP_ID, DB_SCHEMA_VERSION);
+  return exec(d, sql, "setting the schema version");
+}
+
+/* The schema version of d's file, checked to be one this code can use. */
+static bool schema_ok(Db *d, int64_t *version) {
+  int64_t app;
+  if (!query_int(d, "PRAGMA user_version", version) || !query_int(d, "PRAGMA application_id", &app)) return false;
+  if (*version > DB_SCHEMA_VERSION) {
+    fail(d, "schema version %" PRId64 " is newer than this tool's (%d)", *version, DB_SCHEMA_VERSION);
+    return false;
+  }
+  if (*version > 0 && app != APP_ID) {
+    fail(d, "not a ptofuzz findings database (application_id %" PRId64 ")", app);
+    return false;
+  }
+  return true;
+}
+
+static bool set_wal(Db *d) {
+  for (int i = 0;; i++) {
+    sqlite3_stmt *s = prep(d, "PRAGMA journal_mode = WAL");
+    if (!s) return false;
+    int rc = sqlite3_step(s);
+    bool ok = rc == SQLITE_ROW;
+    const char *mode = ok ? col_text(s, 0) : NULL;
+    /* an in-memory or temporary database has no WAL: accept its own mode */
+    const char *file = sqlite3_db_filename(d->h, "main");
+    ok = ok && mode && (!strcmp(mode, "wal") || !file || !*file);
+    if (!ok && rc == SQLITE_ROW) fail(d, "cannot switch to WAL mode (journal mode %s)", mode ? mode : "?");
+    if (rc != SQLITE_ROW) sqlfail(d, "switching to WAL mode");
+    fin(&s);
+    if (ok) return true;
+    if (!busy(rc) || i == BUSY_RETRIES) return false;
+    sqlite3_sleep(RETRY_MS << i);
+  }
+}
+
+static bool setup(Db *d) {
+  int64_t v;
+  if (sqlite3_busy_timeout(d->h, BUSY_TIMEOUT_MS) != SQLITE_OK) {
+    sqlfail(d, "setting the busy timeout");
+    return false;
+  }
+  if (!exec(d, "PRAGMA foreign_keys = ON", "enabling foreign keys") || !rd_begin(d)) return false;
+  /* version and tables from one snapshot: another process may be creating the schema */
+  bool ok = schema_ok(d, &v) && (v > 0 || no_tables(d));
+  rd_end(d);
+  if (!ok || !set_wal(d) || !exec(d, "PRAGMA synchronous = NORMAL", "setting synchronous")) return false;
+  if (v == DB_SCHEMA_VERSION) return true;
+  /* again under the write lock: another process may be creating it too */
+  if (!tx_begin(d, "creating the schema")) return false;
+  ok = schema_ok(d, &v) && (v == DB_SCHEMA_VERSION || upgrade_schema(d, v));
+  return tx_end(d, ok, "creating the schema");
+}
+
+/* Open path (read-only: never create it) into *d; the caller closes d->h. */
+static bool open_into(Db *d, const char *path, bool readonly) {
+  int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path, &d->h, flags, NULL);
+  if (rc != SQLITE_OK) {
+    fail(d, "%s", d->h ? sqlite3_errmsg(d->h) : sqlite3_errstr(rc));
+    return false;
+  }
+  return true;
+}
+
+Db *db_open(const char *path, char *err, size_t errn) {
+  Db *d = calloc(1, sizeof *d);
+  if (!d) {
+    if (err && errn) snprintf(err, errn, "%s: out of memory", path);
+    return NULL;
+  }
+  if (open_into(d, path, false) && setup(d)) return d;
+  if (err && errn) snprintf(err, errn, "%s: %s", path, d->err);
+  if (sqlite3_close(d->h) != SQLITE_OK) bug("closing %s after an error: a statement is still open", path);
+  free(d);
+  return NULL;
+}
+
+void db_close(Db *d) {
+  if (!d) return;
+  rollback(d);                                  /* only after a failed ROLLBACK */
+  if (sqlite3_close(d->h) != SQLITE_OK) bug("db_close: %s (a statement not finalized?)", sqlite3_errmsg(d->h));
+  free(d);
+}
+
+int db_schema_version(Db *d) {
+  int64_t v;
+  return query_int(d, "PRAGMA user_version", &v) ? (int)v : -1;
+}
+
+bool db_check(Db *d, char *err, size_t errn) {
+  sqlite3_stmt *s = prep(d, "PRAGMA integrity_check");
+  bool ok = s && step(d, s, "integrity check") == SQLITE_ROW;
+  if (ok && strcmp(col_dash(s, 0), "ok")) {
+    fail(d, "integrity check: %s", col_dash(s, 0));
+    ok = false;
+  }
+  fin(&s);
+  if (ok) {
+    int rc = (s = prep(d, "PRAGMA foreign_key_check")) ? step(d, s, "foreign key check") : 0;
+    if (rc == SQLITE_ROW)
+      fail(d, "foreign key check: row %" PRId64 " of %s refers to a missing row of %s", col_int(s, 1),
+           col_dash(s, 0), col_dash(s, 2));
+    ok = rc == SQLITE_DONE;
+    fin(&s);
+  }
+  if (!ok) give(d, err, errn);
+  return ok;
+}
+
+/* ---- campaigns ----------------------------------------------------------------- */
+
+int64_t db_campaign_begin(Db *d, const DbCampaign *c) {
+  static const char what[] = "beginning a campaign";
+  int64_t id = -1;
+  if (!tx_begin(d, what)) return -1;
+  sqlite3_stmt *s = prep(d, "INSERT INTO campaign(engine, seed, policy, defects, tool_version, started, kernels, seconds)"
+                            " VALUES(?1, ?2, ?3, ?4, ?5, " NOW ", 0, 0)");
+  bool ok = s && bind_text(d, s, 1, c->engine) && bind_int(d, s, 2, to_s64(c->seed)) &&
+            bind_text(d, s, 3, c->policy) && bind_text(d, s, 4, c->defects) && bind_text(d, s, 5, c->tool_version) &&
+            done(d, s, what);
+  if (ok) id = sqlite3_last_insert_rowid(d->h);
+  fin(&s);
+  return tx_end(d, ok, what) ? id : -1;
+}
+
+bool db_campaign_end(Db *d, int64_t id, int64_t kernels, double seconds) {
+  static const char what[] = "ending a campaign";
+  if (!tx_begin(d, what)) return false;
+  sqlite3_stmt *s = prep(d, "UPDATE campaign SET ended = " NOW ", kernels = ?2, seconds = ?3 WHERE id = ?1");
+  bool ok = s && bind_int(d, s, 1, id) && bind_int(d, s, 2, kernels) && bind_real(d, s, 3, seconds) &&
+            done(d, s, what);
+  if (ok && sqlite3_changes(d->h) != 1) {
+    fail(d, "no campaign %" PRId64, id);
+    ok = false;
+  }
+  fin(&s);
+  return tx_end(d, ok, what);
+}
+
+/* ---- recording ------------------------------------------------------------------ */
+
+static bool record_valid(Db *d, const DbFinding *f, const DbTestcase *t) {
+  if (!f || !f->signature || !*f->signature) fail(d, "recording a finding: no signature");
+  else if (!t || !t->kernel) fail(d, "recording a finding: no kernel text");
+  else return true;
+  return false;
+}
+
+/* The id of the finding with signature sig: > 0, 0 if none, -1 on error. */
+static int64_t find_signature(Db *d, const char *sig) {
+  sqlite3_stmt *s = prep(d, "SELECT id FROM finding WHERE signature = ?1");
+  int rc = s && bind_text(d, s, 1, sig) ? step(d, s, "looking up a signature") : 0;
+  int64_t id = rc == SQLITE_ROW ? col_int(s, 0) : rc == SQLITE_DONE ? 0 : -1;
+  fin(&s);
+  if (id == 0 && rc == SQLITE_ROW) bug("finding with id 0");
+  return id;
+}
+
+/* One record inside the caller's transaction: the finding id or -1. */
+static int64_t record1(Db *d, int64_t campaign, const DbFinding *f, const DbTestcase *t, bool *is_new) {
+  static const char what[] = "recording a finding";
+  int64_t id = find_signature(d, f->signature);
+  if (id < 0) return -1;
+  sqlite3_stmt *s = NULL;
+  bool ok, fresh = id == 0;
+  if (!fresh) {
+    ok = (s = prep(d, "UPDATE finding SET hits = coalesce(hits, 0) + 1, last_seen = " NOW ","
+                      " first_bad_pass = coalesce(first_bad_pass, ?2) WHERE id = ?1")) &&
+         bind_int(d, s, 1, id) && bind_text(d, s, 2, f->first_bad_pass) && done(d, s, what);
+    if (ok && sqlite3_changes(d->h) != 1) bug("finding %" PRId64 " vanished inside a transaction", id);
+  } else {
+    ok = (s = prep(d, "INSERT INTO finding(signature, kind, mode, code, op, pass, pattern, summary,"
+                      " first_seen, last_seen, hits, status, first_bad_pass)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, " NOW ", " NOW ", 1, 'new', ?9)")) &&
+         bind_text(d, s, 1, f->signature) && bind_text(d, s, 2, f->kind) && bind_text(d, s, 3, f->mode) &&
+         bind_text(d, s, 4, f->code) && bind_text(d, s, 5, f->op) && bind_text(d, s, 6, f->pass) &&
+         bind_text(d, s, 7, f->pattern) && bind_text(d, s, 8, f->summary) && bind_text(d, s, 9, f->first_bad_pass) &&
+         done(d, s, what);
+    if (ok) id = sqlite3_last_insert_rowid(d->h);
+  }
+  fin(&s);
+  if (!ok) return -1;
+  if (is_new) *is_new = fresh;
+  ok = (s = prep(d, add_testcase_sql)) && bind_int(d, s, 1, id) &&
+       (campaign > 0 ? bind_int(d, s, 2, campaign) : bind_null(d, s, 2)) && bind_text(d, s, 3, t->kernel) &&
+       bind_text(d, s, 4, t->reduced) && bind_int(d, s, 5, to_s64(t->seed)) && bind_text(d, s, 6, t->variant) &&
+       bind_text(d, s, 7, t->flags) && bind_int(d, s, 8, t->statements) && bind_int(d, s, 9, DB_TESTCASE_CAP) &&
+       done(d, s, "recording a test case");
+  fin(&s);
+  return ok ? id : -1;
+}
+
+int64_t db_record(Db *d, int64_t campaign, const DbFinding *f, const DbTestcase *t, bool *is_new, char *err,
+                  size_t errn) {
+  int64_t id = -1;
+  if (record_valid(d, f, t) && tx_begin(d, "recording a finding")) {
+    id = record1(d, campaign, f, t, is_new);
+    if (!tx_end(d, id > 0, "recording a finding")) id = -1;
+  }
+  if (id < 0) give(d, err, errn);
+  return id;
+}
+
+bool db_record_batch(Db *d, int64_t campaign, DbRecord *r, int n, char *err, size_t errn) {
+  bool ok = true;
+  for (int i = 0; i < n && ok; i++) ok = record_valid(d, &r[i].f, &r[i].t);
+  if (ok && n > 0 && (ok = tx_begin(d, "recording findings"))) {
+    for (int i = 0; i < n && ok; i++) ok = (r[i].id = record1(d, campaign, &r[i].f, &r[i].t, &r[i].is_new)) > 0;
+    ok = tx_end(d, ok, "recording findings");
+  }
+  if (!ok) give(d, err, errn);
+  return ok;
+}
+
+/* ---- status, reduction, regression kernels -------------------------------------- */
+
+bool db_set_status(Db *d, int64_t id, const char *status, char *err, size_t errn) {
+  static const char what[] = "setting a status";
+  static const char *const valid[] = {"new", "triaged", "fixed", "wontfix"};
+  bool ok = false;
+  for (size_t i = 0; i < sizeof valid / sizeof *valid; i++) ok = ok || (status && !strcmp(status, valid[i]));
+  if (!ok) {
+    fail(d, "unknown status '%s' (new, triaged, fixed or wontfix)", status ? status : "(null)");
+    give(d, err, errn);
+    return false;
+  }
+  if (!tx_begin(d, what)) {
+    give(d, err, errn);
+    return false;
+  }
+  sqlite3_stmt *s = prep(d, "UPDATE finding SET status = ?2 WHERE id = ?1");
+  ok = s && bind_int(d, s, 1, id) && bind_text(d, s, 2, status) && done(d, s, what);
+  if (ok && sqlite3_changes(d->h) != 1) {
+    fail(d, "no finding %" PRId64, id);
+    ok = false;
+  }
+  fin(&s);
+  ok = tx_end(d, ok, what);
+  if (!ok) give(d, err, errn);
+  return ok;
+}
+
+bool db_set_reduced(Db *d, int64_t id, const char *reduced, char *err, size_t errn) {
+  static const char what[] = "storing a reduced kernel";
+  if (!tx_begin(d, what)) {
+    give(d, err, errn);
+    return false;
+  }
+  sqlite3_stmt *s = prep(d, "UPDATE testcase SET reduced = ?2"
+                            " WHERE id = (SELECT min(id) FROM testcase WHERE finding = ?1)");
+  bool ok = s && bind_int(d, s, 1, id) && bind_text(d, s, 2, reduced) && done(d, s, what);
+  if (ok && sqlite3_changes(d->h) != 1) {
+    fail(d, "no finding %" PRId64 " with a test case", id);
+    ok = false;
+  }
+  fin(&s);
+  ok = tx_end(d, ok, what);
+  if (!ok) give(d, err, errn);
+  return ok;
+}
+
+int db_fixed_testcases(Db *d, void (*cb)(void *ctx, int64_t finding, const char *signature, const char *kernel),
+                       void *ctx) {
+  sqlite3_stmt *s = prep(d, "SELECT f.id, f.signature, coalesce(t.reduced, t.kernel)"
+                            " FROM finding f JOIN testcase t ON t.finding = f.id"
+                            " WHERE f.status = 'fixed' AND (t.reduced IS NOT NULL OR"
+                            "  (t.id = (SELECT min(id) FROM testcase WHERE finding = f.id) AND"
+                            "   NOT EXISTS (SELECT 1 FROM testcase WHERE finding = f.id AND reduced IS NOT NULL)))"
+                            " ORDER BY f.id, t.id");
+  int n = 0, rc = s ? SQLITE_ROW : 0;
+  while (s && (rc = step(d, s, "listing fixed findings")) == SQLITE_ROW) {
+    cb(ctx, col_int(s, 0), col_dash(s, 1), col_dash(s, 2));
+    n++;
+  }
+  fin(&s);
+  return rc == SQLITE_DONE ? n : -1;
+}
+
+/* ---- merge ------------------------------------------------------------------------ */
+
+/* Is real (a resolved path) the file d has open? */
+static bool same_file(Db *d, const char *real) {
+  const char *mine = sqlite3_db_filename(d->h, "main");
+  char *b = mine && *mine ? realpath(mine, NULL) : NULL;
+  bool same = b && !strcmp(real, b);
+  free(b);
+  return same;
+}
+
+/* Copy o's test cases of finding `from` to d's finding `to` (capped). */
+static bool merge_testcases(Db *d, Db *o, int64_t from, int64_t to, int64_t coff) {
+  sqlite3_stmt *q = prep(o, "SELECT kernel, reduced, seed, variant, flags, statements, campaign"
+                            " FROM testcase WHERE finding = ?1 ORDER BY id");
+  sqlite3_stmt *s = q ? prep(d, add_testcase_sql) : NULL;
+  int rc = s && bind_int(o, q, 1, from) ? SQLITE_ROW : 0;
+  bool ok = rc;
+  while (ok && (rc = step(o, q, "reading test cases")) == SQLITE_ROW) {
+    bool nocamp = sqlite3_column_type(q, 6) == SQLITE_NULL;
+    ok = bind_int(d, s, 1, to) && (nocamp ? bind_null(d, s, 2) : bind_int(d, s, 2, col_int(q, 6) + coff));
+    for (int c = 0; c < 6 && ok; c++) ok = bind_col(d, s, 3 + c, q, c);
+    ok = ok && bind_int(d, s, 9, DB_TESTCASE_CAP) && done(d, s, "copying a test case");
+    rewind_stmt(s);
+  }
+  fin(&s);
+  fin(&q);
+  return ok && rc == SQLITE_DONE;
+}
+
+/* The merge proper, inside d's write and o's read transaction. */
+static int merge_rows(Db *d, Db *o) {
+  int64_t coff;
+  int added = 0;
+  sqlite3_stmt *q = NULL, *s = NULL, *u = NULL;
+  if (!query_int(d, "SELECT coalesce(max(id), 0) FROM campaign", &coff)) return -1;
+
+  /* campaigns, renumbered after d's */
+  bool ok = (q = prep(o, "SELECT id, engine, seed, policy, defects, tool_version, started, ended, kernels, seconds"
+                         " FROM campaign ORDER BY id")) &&
+            (s = prep(d, "INSERT INTO campaign(id, engine, seed, policy, defects, tool_version, started, ended,"
+                         " kernels, seconds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+  int rc = ok ? SQLITE_ROW : 0;
+  while (ok && (rc = step(o, q, "reading campaigns")) == SQLITE_ROW) {
+    ok = bind_int(d, s, 1, col_int(q, 0) + coff);
+    for (int c = 1; c < 10 && ok; c++) ok = bind_col(d, s, c + 1, q, c);
+    ok = ok && done(d, s, "copying a campaign");
+    rewind_stmt(s);
+  }
+  ok = ok && rc == SQLITE_DONE;
+  fin(&q);
+  fin(&s);
+
+  /* findings by signature, then their test cases */
+  ok = ok &&
+       (q = prep(o, "SELECT id, signature, kind, mode, code, op, pass, pattern, summary, first_seen, last_seen,"
+                    " hits, coalesce(status, 'new'), first_bad_pass FROM finding ORDER BY id")) &&
+       (s = prep(d, "INSERT INTO finding(signature, kind, mode, code, op, pass, pattern, summary, first_seen,"
+                    " last_seen, hits, status, first_bad_pass)"
+                    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")) &&
+       (u = prep(d, "UPDATE finding SET hits = coalesce(hits, 0) + coalesce(?2, 0),"
+                    " first_seen = CASE WHEN first_seen IS NULL OR ?3 < first_seen THEN ?3 ELSE first_seen END,"
+                    " last_seen = CASE WHEN last_seen IS NULL OR ?4 > last_seen THEN ?4 ELSE last_seen END,"
+                    " summary = coalesce(summary, ?5), first_bad_pass = coalesce(first_bad_pass, ?6)"
+                    " WHERE id = ?1"));
+  rc = ok ? SQLITE_ROW : 0;
+  while (ok && (rc = step(o, q, "reading findings")) == SQLITE_ROW) {
+    int64_t from = col_int(q, 0), to = find_signature(d, col_dash(q, 1));
+    if (to < 0) {
+      ok = false;
+    } else if (to == 0) {
+      for (int c = 1; c < 14 && ok; c++) ok = bind_col(d, s, c, q, c);
+      ok = ok && done(d, s, "adding a finding");
+      to = sqlite3_last_insert_rowid(d->h);
+      rewind_stmt(s);
+      added++;
+    } else {
+      ok = bind_int(d, u, 1, to) && bind_col(d, u, 2, q, 11) && bind_col(d, u, 3, q, 9) && bind_col(d, u, 4, q, 10) &&
+           bind_col(d, u, 5, q, 8) && bind_col(d, u, 6, q, 13) && done(d, u, "updating a finding");
+      if (ok && sqlite3_changes(d->h) != 1) bug("finding %" PRId64 " vanished inside a transaction", to);
+      rewind_stmt(u);
+    }
+    ok = ok && merge_testcases(d, o, from, to, coff);
+  }
+  ok = ok && rc == SQLITE_DONE;
+  fin(&q);
+  fin(&s);
+  fin(&u);
+  return ok ? added : -1;
+}
+
+int db_merge(Db *d, const char *other_path, char *err, size_t errn) {
+  Db o = {0};
+  int64_t v;
+  int added = -1;
+  char *real = realpath(other_path, NULL);
+  if (!real) {
+    fail(d, "%s: %s", other_path, strerror(errno));
+  } else if (same_file(d, real)) {
+    fail(d, "%s: cannot merge a file into itself", other_path);
+  } else if (!open_into(&o, other_path, true) || sqlite3_busy_timeout(o.h, BUSY_TIMEOUT_MS) != SQLITE_OK ||
+             !schema_ok(&o, &v)) {
+    fail(d, "%s: %s", other_path, o.err);
+  } else if (v != DB_SCHEMA_VERSION) {
+    fail(d, "%s: not a ptofuzz findings database (schema version %" PRId64 ")", other_path, v);
+  } else if (!rd_begin(&o)) {
+    fail(d, "%s: %s", other_path, o.err);
+  } else {
+    if (tx_begin(d, "merging")) {
+      o.err[0] = 0;
+      added = merge_rows(d, &o);
+      if (added < 0 && o.err[0]) fail(d, "%s: %s", other_path, o.err);
+      if (!tx_end(d, added >= 0, "merging")) added = -1;
+    }
+    rd_end(&o);
+  }
+  if (o.h && sqlite3_close(o.h) != SQLITE_OK) bug("closing %s: a statement is still open", other_path);
+  free(real);
+  if (added < 0) give(d, err, errn);
+  return added;
+}
+
+/* ---- the db command ------------------------------------------------------------- */
+
+/* Text on one line: control characters become spaces. */
+static void put_line(FILE *out, const char *t) {
+  for (; *t; t++) fputc((unsigned char)*t < 0x20 || *t == 0x7f ? ' ' : *t, out);
+}
+
+/* A whole text, ending with a newline. */
+static void put_text(FILE *out, const char *t) {
+  size_t n = strlen(t);
+  fputs(t, out);
+  if (!n || t[n - 1] != '\n') fputc('\n', out);
+}
+
+static void put_seed(FILE *out, sqlite3_stmt *s, int c) {
+  if (sqlite3_column_type(s, c) == SQLITE_NULL) fputc('-', out);
+  else fprintf(out, "%" PRIu64, to_u64(col_int(s, c)));
+}
+
+static int cmd_status(Db *d, FILE *out, bool ok) {
+  if (ok && ferror(out)) {
+    fail(d, "write error");
+    ok = false;
+  }
+  return ok ? 0 : 1;
+}
+
+int db_cmd_list(Db *d, FILE *out) {
+  sqlite3_stmt *s = prep(d, "SELECT id, coalesce(status, '-'), coalesce(hits, 0), signature, summary"
+                            " FROM finding ORDER BY id");
+  int rc = s ? SQLITE_ROW : 0;
+  while (s && (rc = step(d, s, "listing findings")) == SQLITE_ROW) {
+    fprintf(out, "%-4" PRId64 " %-7s %5" PRId64 "  %s  ", col_int(s, 0), col_dash(s, 1),
+            col_int(s, 2), col_dash(s, 3));
+    put_line(out, col_dash(s, 4));
+    fputc('\n', out);
+  }
+  fin(&s);
+  return cmd_status(d, out, rc == SQLITE_DONE);
+}
+
+int db_cmd_show(Db *d, int64_t id, FILE *out) {
+  static const char *const field[] = {"signature", "kind",       "mode",      "code",  "op",   "pass",
+                                      "pattern",   "first_bad_pass", "status", "hits", "first_seen", "last_seen",
+                                      "summary"};
+  if (!rd_begin(d)) return 1;
+  sqlite3_stmt *s = prep(d, "SELECT signature, kind, mode, code, op, pass, pattern, first_bad_pass, status, hits,"
+                            " first_seen, last_seen, summary FROM finding WHERE id = ?1");
+  int rc = s && bind_int(d, s, 1, id) ? step(d, s, "reading a finding") : 0;
+  bool ok = rc == SQLITE_ROW;
+  if (rc == SQLITE_DONE) fail(d, "no finding %" PRId64, id);
+  if (ok) {
+    fprintf(out, "finding %" PRId64 "\n", id);
+    for (int c = 0; c < 13; c++) {
+      fprintf(out, "%-15s ", field[c]);
+      put_line(out, col_dash(s, c));
+      fputc('\n', out);
+    }
+  }
+  fin(&s);
+  ok = ok && (s = prep(d, "SELECT DISTINCT campaign FROM testcase WHERE finding = ?1 AND campaign IS NOT NULL"
+                          " ORDER BY campaign")) &&
+       bind_int(d, s, 1, id);
+  if (ok) {
+    fprintf(out, "%-15s", "campaigns");
+    int n = 0;
+    while ((rc = step(d, s, "reading campaigns")) == SQLITE_ROW) {
+      fprintf(out, " %" PRId64, col_int(s, 0));
+      n++;
+    }
+    fputs(n ? "\n" : " -\n", out);
+    ok = rc == SQLITE_DONE;
+  }
+  fin(&s);
+  ok = ok && (s = prep(d, "SELECT id, campaign, seed, variant, flags, statements, kernel, reduced"
+                          " FROM testcase WHERE finding = ?1 ORDER BY id")) &&
+       bind_int(d, s, 1, id);
+  while (ok && (rc = step(d, s, "reading test cases")) == SQLITE_ROW) {
+    fprintf(out, "testcase %" PRId64 ": campaign %s, seed ", col_int(s, 0), col_dash(s, 1));
+    put_seed(out, s, 2);
+    fputs(", variant ", out);
+    put_line(out, col_dash(s, 3));
+    fputs(", flags ", out);
+    put_line(out, col_dash(s, 4));
+    fprintf(out, ", %s statements\n--- kernel\n", col_dash(s, 5));
+    put_text(out, col_dash(s, 6));
+    if (col_text(s, 7)) {
+      fputs("--- reduced\n", out);
+      put_text(out, col_text(s, 7));
+    }
+  }
+  ok = ok && rc == SQLITE_DONE;
+  fin(&s);
+  rd_end(d);
+  return cmd_status(d, out, ok);
+}
+
+int db_cmd_stats(Db *d, FILE *out) {
+  static const char *const status[] = {"new", "triaged", "fixed", "wontfix"};
+  if (!rd_begin(d)) return 1;
+  sqlite3_stmt *s = prep(d, "SELECT count(*), coalesce(sum(kernels), 0), coalesce(sum(seconds), 0.0),"
+                            " (SELECT count(*) FROM finding), (SELECT coalesce(sum(hits), 0) FROM finding),"
+                            " (SELECT count(*) FROM testcase) FROM campaign");
+  bool ok = s && step(d, s, "counting") == SQLITE_ROW;
+  if (ok)
+    fprintf(out, "campaigns %" PRId64 "\nkernels %" PRId64 "\nseconds %.1f\nfindings %" PRId64 "\nhits %" PRId64
+                 "\ntestcases %" PRId64 "\n",
+            col_int(s, 0), col_int(s, 1), sqlite3_column_double(s, 2),
+            col_int(s, 3), col_int(s, 4), col_int(s, 5));
+  fin(&s);
+  ok = ok && (s = prep(d, "SELECT count(*) FROM finding WHERE status = ?1"));
+  for (int i = 0; ok && i < 4; i++) {
+    ok = bind_text(d, s, 1, status[i]) && step(d, s, "counting by status") == SQLITE_ROW;
+    if (ok) fprintf(out, "status %s %" PRId64 "\n", status[i], col_int(s, 0));
+    rewind_stmt(s);
+  }
+  fin(&s);
+  int rc = 0;
+  ok = ok && (s = prep(d, "SELECT coalesce(kind, '-'), count(*), coalesce(sum(hits), 0) FROM finding"
+                          " GROUP BY 1 ORDER BY 1"));
+  while (ok && (rc = step(d, s, "counting by kind")) == SQLITE_ROW) {
+    fputs("kind ", out);
+    put_line(out, col_dash(s, 0));
+    fprintf(out, " %" PRId64 " findings %" PRId64 " hits\n", col_int(s, 1), col_int(s, 2));
+  }
+  ok = ok && rc == SQLITE_DONE;
+  fin(&s);
+  rd_end(d);
+  return cmd_status(d, out, ok);
+}
+
+int db_cmd_export(Db *d, int64_t id, FILE *out) {
+  sqlite3_stmt *s = prep(d, "SELECT f.signature, t.variant, t.flags, t.seed, coalesce(t.reduced, t.kernel)"
+                            " FROM finding f LEFT JOIN testcase t ON t.id ="
+                            "  (SELECT id FROM testcase WHERE finding = f.id ORDER BY reduced IS NULL, id LIMIT 1)"
+                            " WHERE f.id = ?1");
+  int rc = s && bind_int(d, s, 1, id) ? step(d, s, "reading a finding") : 0;
+  bool ok = rc == SQLITE_ROW && col_text(s, 4);
+  if (rc == SQLITE_DONE) fail(d, "no finding %" PRId64, id);
+  else if (rc == SQLITE_ROW && !ok) fail(d, "finding %" PRId64 " has no test case", id);
+  if (ok) {
+    static const char *const head[] = {"signature", "variant", "flags"};
+    fprintf(out, "# ptofuzz finding %" PRId64 "\n", id);
+    for (int c = 0; c < 3; c++) {
+      fprintf(out, "# %s: ", head[c]);
+      put_line(out, col_dash(s, c));
+      fputc('\n', out);
+    }
+    fputs("# seed: ", out);
+    put_seed(out, s, 3);
+    fputc('\n', out);
+    put_text(out, col_text(s, 4));
+  }
+  fin(&s);
+  return cmd_status(d, out, ok);
+}

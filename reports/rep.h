@@ -1,0 +1,107 @@
+/* rep.h — the internal header of libreports (the findings database, reports).
+ * Sectioned by the file that defines each part. Exported names carry the
+ * prefix db_; everything else is static. No global mutable state: an open
+ * database is a value (Db), one per process or thread that uses it. */
+#ifndef REP_H
+#define REP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- db.c: the findings database (DESIGN section 11) ------------------------ */
+
+/* One SQLite file (default findings.db) in WAL mode; the schema is written out
+ * in the header comment of db.c. Several processes may write the same file,
+ * each through its own Db: every write is one BEGIN IMMEDIATE transaction, a
+ * busy lock is waited for (10 s) and a busy commit retried. Errors: a function
+ * returns false / -1 / NULL (the cmd_ functions: exit status 1) and leaves a
+ * message in the caller's buffer, or, where there is none, in db_errmsg(d).
+ * Timestamps are ISO-8601 UTC text ("2024-05-01T12:00:00.123Z") and only ever
+ * stored, never used to order or select: the same seed gives the same rows,
+ * timestamps aside. Seeds are stored as SQLite integers (the uint64 bit
+ * pattern, so seeds >= 2^63 read back negative in the sqlite3 shell). */
+
+enum {
+  DB_SCHEMA_VERSION = 1,                        /* PRAGMA user_version */
+  DB_TESTCASE_CAP = 3,                          /* test cases kept per finding */
+};
+
+typedef struct Db Db;
+/* Open (creating the file if needed) and create or upgrade the schema. A file
+ * written by a newer version, or an SQLite file that is not a findings
+ * database, is refused. NULL on error. */
+Db *db_open(const char *path, char *err, size_t errn);
+void db_close(Db *d);                           /* NULL is fine */
+const char *db_errmsg(const Db *d);             /* the last error on d, or "" */
+int db_schema_version(Db *d);                   /* PRAGMA user_version, -1 on error */
+/* PRAGMA integrity_check and foreign_key_check; false with the first problem. */
+bool db_check(Db *d, char *err, size_t errn);
+
+typedef struct {
+  const char *engine, *policy, *defects, *tool_version;  /* NULL: stored as NULL */
+  uint64_t seed;
+} DbCampaign;
+int64_t db_campaign_begin(Db *d, const DbCampaign *c);  /* campaign id, -1 on error */
+bool db_campaign_end(Db *d, int64_t id, int64_t kernels, double seconds);
+
+typedef struct {
+  const char *signature;                        /* required; the deduplication key */
+  const char *kind, *mode, *code, *op, *pass, *pattern, *summary;
+  const char *first_bad_pass;                   /* NULL if not bisected; filled in later hits */
+} DbFinding;
+typedef struct {
+  const char *kernel;                           /* required: the rendered kernel text */
+  const char *reduced, *variant, *flags;        /* NULL: stored as NULL */
+  uint64_t seed;
+  int statements;
+} DbTestcase;
+
+/* One transaction: insert the finding (hits 1, status new) or bump it (hits+1,
+ * last_seen; the other columns keep their first values), then add the test
+ * case unless the finding already has DB_TESTCASE_CAP of them. campaign <= 0:
+ * no campaign. Sets *is_new (may be NULL). The finding id, or -1. */
+int64_t db_record(Db *d, int64_t campaign, const DbFinding *f, const DbTestcase *t, bool *is_new,
+                  char *err, size_t errn);
+/* Several records in one transaction (a worker batches its findings). Fills
+ * each id and is_new. All or nothing: true, or false and nothing written. */
+typedef struct {
+  DbFinding f;
+  DbTestcase t;
+  int64_t id;                                   /* out: the finding id */
+  bool is_new;                                  /* out */
+} DbRecord;
+bool db_record_batch(Db *d, int64_t campaign, DbRecord *r, int n, char *err, size_t errn);
+
+/* Status: new, triaged, fixed or wontfix. False on an unknown id or status. */
+bool db_set_status(Db *d, int64_t id, const char *status, char *err, size_t errn);
+/* Store the reduced kernel on the finding's first test case (the one
+ * `ptofuzz reduce --finding=ID` works on). False on an unknown id. */
+bool db_set_reduced(Db *d, int64_t id, const char *reduced, char *err, size_t errn);
+/* For each finding marked fixed, in id order: each of its test cases that has
+ * a reduced text (that text), or when none has, its first test case (the
+ * kernel). The callback must not write through d. Calls made, or -1. */
+int db_fixed_testcases(Db *d, void (*cb)(void *ctx, int64_t finding, const char *signature, const char *kernel),
+                       void *ctx);
+
+/* Fold another findings file into d by signature, in one transaction: new
+ * signatures are added (keeping their status), known ones get hits summed,
+ * first/last seen min/max, a missing first bad pass or summary filled in, and
+ * keep their status; test cases are copied up to the per-finding cap and
+ * campaigns copied (renumbered after d's). The other file is only read; it
+ * must be a findings database of this schema version and not d's own file.
+ * Merging the same file twice counts its hits twice. Returns the number of
+ * findings new to d, or -1. */
+int db_merge(Db *d, const char *other_path, char *err, size_t errn);
+
+/* `ptofuzz db ...`: print to out; return an exit status, 0 ok, 1 error (an
+ * unknown id, a database error: the message is in db_errmsg(d)). */
+int db_cmd_list(Db *d, FILE *out);              /* "ID STATUS HITS SIGNATURE SUMMARY" per finding */
+int db_cmd_show(Db *d, int64_t id, FILE *out);  /* fields, campaigns, test cases with their text */
+int db_cmd_stats(Db *d, FILE *out);             /* "key value" lines */
+/* A kernel file reproducing finding id: '#' lines (finding, signature,
+ * variant, flags, seed) then its reduced text if any, else its first kernel. */
+int db_cmd_export(Db *d, int64_t id, FILE *out);
+
+#endif
