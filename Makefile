@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMFLAGS ?=
 
-.PHONY: all deps build test test-sanitize clean
+.PHONY: all deps build test test-sanitize fuzz clean
 
 all: build
 
@@ -20,6 +20,11 @@ test: build
 
 test-sanitize:
 	@$(MAKE) --no-print-directory test BUILD=build-sanitize CMFLAGS="-DPTO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
+
+# The main job: a 60-second campaign on every core into findings.db.
+fuzz: build
+	@$(BUILD)/bin/ptofuzz run --time=60 --jobs=$(JOBS) --db=findings.db
+	@echo "look at the findings:  $(BUILD)/bin/ptofuzz db list   (show ID, export ID, stats)"
 
 clean:
 	rm -rf build build-sanitize

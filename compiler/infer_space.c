@@ -1,6 +1,7 @@
 /* infer_space.c — pass 3: flat typed IR -> flat IR where every operand is in
  * the space its op needs. Vector ops take vec tiles, matmul takes mat
- * operands, a store from mat on a5 goes through vec. Where a tile is in
+ * operands, a store from mat on a5 goes through vec, a slice of a fractal
+ * (mat/acc) tile whose window breaks the 16-row box is cut in vec. Where a tile is in
  * another space a `move` is inserted just before the use (vec <- acc/mat is a
  * C2V transfer, mat <- vec a V2C transfer, mat <- acc stays on the cube). A
  * moved value is reused until its source is reassigned; the cache is dropped
@@ -19,11 +20,29 @@ typedef struct {
   int n;
 } IS;
 
+/* Can this slice of a fractal tile be a subview: sizes and every offset term
+ * multiples of the box (rows waived for a one-row tile)? */
+static bool box_aligned(const Call *c) {
+  const Var *t = c->args[0].var;
+  int box[2];
+  ir_box(t->sp, t->dt, &box[0], &box[1]);
+  const Arg *o = &c->args[1], *sh = &c->args[2];
+  for (int d = 0; d < 2; d++) {
+    if (d == 0 && t->R == 1) continue;
+    if (sh->ix[d].c % box[d] || o->ix[d].c % box[d]) return false;
+    for (int j = 0; j < o->ix[d].n; j++)
+      if (o->ix[d].k[j] % box[d]) return false;
+  }
+  return true;
+}
+
 static Space need(IS *s, const Call *c, int i) {
   const OpInfo *oi = &ir_ops[c->op];
   Arg *a = &c->args[i];
   if (a->k != A_VAR || a->var->kind != VK_TILE) return SP_NONE;
   switch (oi->kind) {
+  case K_SLICE:                                 /* a window that breaks the fractal box is cut in vec */
+    return i == 0 && (a->var->sp == SP_MAT || a->var->sp == SP_ACC) && !box_aligned(c) ? SP_VEC : SP_NONE;
   case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_RRED: case K_CRED:
   case K_REXP: case K_CEXP: case K_ASSEMBLE:
     return SP_VEC;
@@ -80,6 +99,7 @@ static void body(IS *s, Body *b) {
           s->cache[s->n++] = (Moved){v, m};
         }
         c->args[a].var = m;
+        if (ir_ops[c->op].kind == K_SLICE && st->dst) st->dst->sp = SP_VEC;   /* the window is a vector tile now */
       }
     }
     if (st->dst) forget(s, st->dst);

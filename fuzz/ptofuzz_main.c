@@ -1,9 +1,17 @@
-/* ptofuzz_main.c — the ptofuzz command. `diff FILE [--bugs=LIST]`: the
- * oracle's verdict for one kernel, one line per variant and schedule, then
- * `verdict=clean|finding`; exit 0 clean, 3 finding, 1 kernel or usage error.
- * The check runs in a child process so a crash becomes an outcome. */
+/* ptofuzz_main.c — the ptofuzz command (DESIGN section 12):
+ *   diff FILE [--bugs=LIST]     one kernel through the oracle; exit 0 clean, 3 finding
+ *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]
+ *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F]
+ *   bench throughput [--time=S] [--seed=N]
+ *   db (list|show ID|stats|merge F...|export ID) [--db=F]
+ * `diff` runs the check in a child process so a crash becomes an outcome. */
+#include "fz.h"
 #include "orc.h"
+#include "rep.h"
 
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +19,152 @@
 #include <unistd.h>
 
 static int usage(void) {
-  fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N]\n", stderr);
+  fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N]\n"
+        "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]\n"
+        "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F]\n"
+        "       ptofuzz bench throughput [--time=S] [--seed=N]\n"
+        "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n", stderr);
   return 1;
+}
+
+static bool num(const char *a, const char *key, double *out) {
+  size_t n = strlen(key);
+  if (strncmp(a, key, n)) return false;
+  char *e;
+  double v = strtod(a + n, &e);
+  if (!a[n] || *e || v < 0) return false;
+  *out = v;
+  return true;
+}
+
+static bool flag(const char *a, const char *key, const char **out) {
+  size_t n = strlen(key);
+  if (strncmp(a, key, n) || !a[n]) return false;
+  *out = a + n;
+  return true;
+}
+
+static bool parse_bugs(const char *text, uint32_t *bugs) {
+  *bugs = 0;
+  if (!*text || !strcmp(text, "none")) return true;
+  fprintf(stderr, "ptofuzz: unknown defect list '%s' (the defect catalogue is not built yet)\n", text);
+  return false;
+}
+
+static int run(int argc, char **argv) {
+  FzRunOpts o = {.seconds = 60, .jobs = 1, .db = "findings.db", .bugs_text = ""};
+  const char *env = getenv("PTOFUZZ_BUGS");
+  if (env) o.bugs_text = env;
+  for (int i = 0; i < argc; i++) {
+    double v;
+    const char *a = argv[i];
+    if (num(a, "--time=", &v)) o.seconds = v, o.count = 0;
+    else if (num(a, "--count=", &v)) o.count = (int64_t)v;
+    else if (num(a, "--seed=", &v)) o.seed = (uint64_t)v;
+    else if (num(a, "--jobs=", &v)) o.jobs = (int)v;
+    else if (flag(a, "--db=", &o.db) || flag(a, "--policy=", &o.policy_path) || flag(a, "--bugs=", &o.bugs_text)) {
+    } else if (!strcmp(a, "--quiet")) o.quiet = true;
+    else return usage();
+  }
+  if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
+  return fz_run(&o);
+}
+
+static int gen(int argc, char **argv) {
+  double seed = 0, count = 1;
+  const char *out = NULL, *policy = NULL;
+  bool stats = false;
+  for (int i = 0; i < argc; i++) {
+    if (num(argv[i], "--seed=", &seed) || num(argv[i], "--count=", &count) || flag(argv[i], "--out=", &out) ||
+        flag(argv[i], "--policy=", &policy)) {
+    } else if (!strcmp(argv[i], "--stats")) stats = true;
+    else return usage();
+  }
+  FzPolicy pol;
+  fz_policy_default(&pol);
+  char err[256];
+  if (policy && !fz_policy_load(&pol, policy, err, sizeof err)) {
+    fprintf(stderr, "ptofuzz: %s\n", err);
+    return 1;
+  }
+  if (out && mkdir(out, 0777) && errno != EEXIST) {
+    fprintf(stderr, "ptofuzz: cannot create %s\n", out);
+    return 1;
+  }
+  uint64_t feat[FZ_NFEAT] = {0};
+  for (int64_t i = 0; i < (int64_t)count; i++) {
+    FzSrc src;
+    fz_src_seed(&src, fz_kernel_seed((uint64_t)seed, i));
+    FzKernel *k = fz_generate(&pol, &src);
+    uint8_t f[FZ_NFEAT];
+    fz_features(k, f);
+    for (int j = 0; j < FZ_NFEAT; j++) feat[j] += f[j];
+    size_t len;
+    char *text = fz_emit(k, &len);
+    fz_free(k);
+    if (out) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/k%06lld.ptk", out, (long long)i);
+      FILE *fp = fopen(path, "wb");
+      if (!fp || fwrite(text, 1, len, fp) != len) {
+        fprintf(stderr, "ptofuzz: cannot write %s\n", path);
+        return 1;
+      }
+      fclose(fp);
+    } else if (!stats) {
+      fwrite(text, 1, len, stdout);
+    }
+    free(text);
+  }
+  if (stats) {
+    printf("stats: kernels=%lld\n", (long long)count);
+    for (int j = 0; j < FZ_NFEAT; j++)
+      printf("feature %-28s %8llu %.4f\n", fz_feature_name(j), (unsigned long long)feat[j], count ? feat[j] / count : 0.0);
+  }
+  return 0;
+}
+
+static int bench(int argc, char **argv) {
+  if (argc < 1 || strcmp(argv[0], "throughput")) return usage();
+  double secs = 10, seed = 1;
+  for (int i = 1; i < argc; i++)
+    if (!num(argv[i], "--time=", &secs) && !num(argv[i], "--seed=", &seed)) return usage();
+  return fz_bench_throughput(secs, (uint64_t)seed);
+}
+
+static int dbcmd(int argc, char **argv) {
+  const char *path = "findings.db", *args[64];
+  int n = 0;
+  for (int i = 0; i < argc; i++) {
+    if (flag(argv[i], "--db=", &path)) continue;
+    if (n < 64) args[n++] = argv[i];
+  }
+  if (!n) return usage();
+  char err[256];
+  Db *d = db_open(path, err, sizeof err);
+  if (!d) {
+    fprintf(stderr, "ptofuzz: cannot open %s: %s\n", path, err);
+    return 1;
+  }
+  int rc = 1;
+  char *e = NULL;
+  long long id = n > 1 ? strtoll(args[1], &e, 10) : 0;
+  bool idok = n == 2 && e && !*e;
+  if (!strcmp(args[0], "list") && n == 1) rc = db_cmd_list(d, stdout);
+  else if (!strcmp(args[0], "stats") && n == 1) rc = db_cmd_stats(d, stdout);
+  else if (!strcmp(args[0], "show") && idok) rc = db_cmd_show(d, id, stdout);
+  else if (!strcmp(args[0], "export") && idok) rc = db_cmd_export(d, id, stdout);
+  else if (!strcmp(args[0], "merge") && n > 1) {
+    rc = 0;
+    for (int i = 1; i < n && !rc; i++)
+      if (db_merge(d, args[i], err, sizeof err)) rc = 0;
+      else fprintf(stderr, "ptofuzz: merge %s: %s\n", args[i], err), rc = 1;
+  } else {
+    db_close(d);
+    return usage();
+  }
+  db_close(d);
+  return rc;
 }
 
 typedef struct {
@@ -45,12 +197,14 @@ static void report(void *ctx, const VarResult *r) {
 static int diff(int argc, char **argv) {
   const char *file = NULL;
   OrcOpts o = {.bisect = true, .sched_seed = 1};
+  const char *bugs = getenv("PTOFUZZ_BUGS");
   for (int i = 0; i < argc; i++) {
     if (!strncmp(argv[i], "--seed=", 7)) o.input_seed = strtoull(argv[i] + 7, NULL, 10);
-    else if (!strncmp(argv[i], "--bugs=", 7) && !argv[i][7]) {
+    else if (flag(argv[i], "--bugs=", &bugs)) {
     } else if (argv[i][0] == '-' || file) return usage();
     else file = argv[i];
   }
+  if (bugs && !parse_bugs(bugs, &o.bugs)) return 1;
   if (!file) return usage();
   Arena *A = ir_arena_new();
   Src src;
@@ -102,6 +256,10 @@ static int diff(int argc, char **argv) {
 int main(int argc, char **argv) {
   if (argc < 2) return usage();
   if (!strcmp(argv[1], "diff")) return diff(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "run")) return run(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "gen")) return gen(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "bench")) return bench(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "db")) return dbcmd(argc - 2, argv + 2);
   fprintf(stderr, "ptofuzz: unknown command '%s'\n", argv[1]);
   return usage();
 }

@@ -62,7 +62,8 @@ typedef struct {
   double compile_ms;                            /* the pipeline alone, not the run */
 } Run;
 
-static void run_level(Run *r, const Src *src, int v, const char *stop, const OrcOpts *o, uint64_t sched) {
+static void run_level(Run *r, const Src *src, int v, const char *stop, const OrcOpts *o, uint64_t sched,
+                      const Sim *inputs) {
   memset(r, 0, sizeof *r);
   r->c.A = ir_arena_new();
   r->c.src = *src;
@@ -74,7 +75,7 @@ static void run_level(Run *r, const Src *src, int v, const char *stop, const Orc
   if (!r->k) return;
   r->compiled = true;
   if (sched == ~0ull) return;                   /* compile only */
-  r->s = sim_new(r->k, &(SimOpts){.seed = o->input_seed});
+  r->s = sim_new(r->k, &(SimOpts){.seed = o->input_seed, .inputs = inputs});
   r->ran = r->k->expanded ? sim_run_machine(r->s, sched) : sim_run_reference(r->s);
 }
 
@@ -112,10 +113,11 @@ static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int 
 }
 
 /* The first pass whose output no longer behaves like the golden run. */
-static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult *vr) {
+static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult *vr,
+                   const Sim *inputs) {
   for (int p = 1; ir_pass_names[p]; p++) {
     Run r;
-    run_level(&r, src, v, ir_pass_names[p], o, vr->sched ? o->sched_seed : 0);
+    run_level(&r, src, v, ir_pass_names[p], o, vr->sched ? o->sched_seed : 0, inputs);
     char pat[12];
     bool bad = !r.compiled || !r.ran ||
                !same_outputs(g, gk, r.s, r.k, vopt[v].split == MODE_LR, pat, sizeof pat);
@@ -139,7 +141,7 @@ static void init_result(VarResult *vr, int v, int sched) {
 
 /* Compile variant v once and classify its run under each schedule. */
 static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult vr[ORC_NSCHED],
-                     OrcTimes *tm) {
+                     OrcTimes *tm, const Sim *inputs) {
   for (int sc = 0; sc < ORC_NSCHED; sc++) init_result(&vr[sc], v, sc);
   if (gk->explicit_split && vopt[v].split != MODE_NONE) {
     for (int sc = 0; sc < ORC_NSCHED; sc++) {
@@ -151,7 +153,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
   }
   Run r;
   if (o->progress) o->progress(o->ctx, v, 0);
-  run_level(&r, src, v, NULL, o, ~0ull);        /* compile only */
+  run_level(&r, src, v, NULL, o, ~0ull, inputs);   /* compile only */
   tm->t_compile += r.compile_ms;
   for (int sc = 0; sc < ORC_NSCHED; sc++) {
     VarResult *x = &vr[sc];
@@ -175,7 +177,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
     }
     if (o->progress && sc) o->progress(o->ctx, v, sc);
     double t0 = now_ms();
-    Sim *s = sim_new(r.k, &(SimOpts){.seed = o->input_seed});
+    Sim *s = sim_new(r.k, &(SimOpts){.seed = o->input_seed, .inputs = inputs});
     bool ran = r.k->expanded ? sim_run_machine(s, sc ? o->sched_seed : 0) : sim_run_reference(s);
     double t1 = now_ms();
     tm->t_sim += t1 - t0;
@@ -205,7 +207,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
       x->out = OUT_OK;
     }
     sim_free(s);
-    if (o->bisect && orc_is_finding(x->out) && x->out != OUT_REJECT && x->out != OUT_BLOWUP) bisect(src, v, o, g, gk, x);
+    if (o->bisect && orc_is_finding(x->out) && x->out != OUT_REJECT && x->out != OUT_BLOWUP) bisect(src, v, o, g, gk, x, inputs);
   }
   run_free(&r);
 }
@@ -215,12 +217,13 @@ void orc_check(const Src *src, const OrcOpts *o, OrcResult *res) {
   double t0 = now_ms();
   Comp c = {.A = ir_arena_new(), .src = *src, .o = {.split = -1, .target = -1}};
   Kernel *k = ir_front(&c);
-  Sim *g = NULL;
+  Sim *g = NULL, *g0 = NULL;                    /* g0: the inputs, generated once, never run */
   if (!k) {
     res->invalid = true;
     res->why = c.diag;
   } else {
-    g = sim_new(k, &(SimOpts){.seed = o->input_seed});
+    g0 = sim_new(k, &(SimOpts){.seed = o->input_seed});
+    g = sim_new(k, &(SimOpts){.inputs = g0});
     if (!sim_run_reference(g)) {
       res->invalid = true;
       res->why = *sim_diag(g);
@@ -229,13 +232,14 @@ void orc_check(const Src *src, const OrcOpts *o, OrcResult *res) {
   res->t.t_golden = now_ms() - t0;
   for (int v = 0; v < ORC_NVARIANT && !res->invalid; v++) {
     VarResult *vr = &res->r[res->n];
-    classify(src, v, o, g, k, vr, &res->t);
+    classify(src, v, o, g, k, vr, &res->t, g0);
     for (int sc = 0; sc < ORC_NSCHED; sc++, res->n++) {
       res->finding |= orc_is_finding(vr[sc].out);
       if (o->report) o->report(o->ctx, &vr[sc]);
     }
   }
   sim_free(g);
+  sim_free(g0);
   ir_arena_free(c.A);
 }
 

@@ -96,8 +96,19 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
   for (int i = 0; i < k->nvars; i++)
     for (int x = 0; x < SIM_CTX; x++) s->slot[i].cur[x] = -1;
   for (int i = 0; i < k->np; i++) {
-    s->gm[k->params[i]->id].v = k->params[i];
-    gm_init(s, &s->gm[k->params[i]->id], &rng);
+    Gm *g = &s->gm[k->params[i]->id];
+    g->v = k->params[i];
+    if (!o || !o->inputs) {
+      gm_init(s, g, &rng);
+      continue;
+    }
+    const Gm *src = &o->inputs->gm[o->inputs->k->params[i]->id];   /* the same kernel, compiled */
+    ASSERT(src->rows == g->v->dim[0] && src->cols == g->v->dim[1] && src->v->dt == g->v->dt);
+    size_t n = (size_t)src->rows * src->cols * (size_t)ir_dtype_bytes(src->v->dt);
+    g->rows = src->rows;
+    g->cols = src->cols;
+    g->bytes = ir_alloc(s->A, n);
+    memcpy(g->bytes, src->bytes, n);
   }
   return s;
 }
@@ -584,6 +595,9 @@ static void expand(Sim *s, const Stmt *st, const Call *c, bool row) {
 static void ev_K_REXP(Sim *s, const Stmt *st, const Call *c) { expand(s, st, c, true); }
 static void ev_K_CEXP(Sim *s, const Stmt *st, const Call *c) { expand(s, st, c, false); }
 
+/* Rows of a and columns of b fully defined over k < K decide the defined bits,
+ * so the inner loop is arithmetic only; b is read through a contiguous copy of
+ * its k-columns. The order of the sum is unchanged: k = 0..K-1 from 0 (or c). */
 static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   int base = IR_ACC_MATMUL(c->op);
   Tile *a = value(s, P(c, base)), *b = value(s, P(c, base + 1)), *acc = base ? value(s, P(c, 0)) : NULL;
@@ -596,20 +610,42 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   if (acc) t->vr = imin(t->vr, acc->vr), t->vc = imin(t->vc, acc->vc);
   steps(s, c, (uint64_t)t->R * t->C * (uint64_t)(K ? K : 1));
   memset(t->def, 0, (size_t)t->R * t->C);
-  for (int i = 0; i < t->vr; i++)
-    for (int j = 0; j < t->vc; j++) {
+  int M = t->vr, N = t->vc;
+  Elem *bt = ir_alloc(s->A, (size_t)(N ? N : 1) * (size_t)(K ? K : 1) * sizeof *bt);   /* bt[j][k] */
+  uint8_t *rowdef = ir_alloc(s->A, (size_t)M + 1), *coldef = ir_alloc(s->A, (size_t)N + 1);
+  for (int i = 0; i < M; i++) {
+    uint8_t d = 1;
+    for (int k = 0; k < K; k++) d &= a->def[i * a->C + k];
+    rowdef[i] = d;
+  }
+  for (int j = 0; j < N; j++) {
+    uint8_t d = 1;
+    for (int k = 0; k < K; k++) {
+      int bi = tb ? j * b->C + k : k * b->C + j;
+      bt[(size_t)j * K + k] = b->d[bi];
+      d &= b->def[bi];
+    }
+    coldef[j] = d;
+  }
+  for (int i = 0; i < M; i++) {
+    const Elem *ar = &a->d[i * a->C];
+    for (int j = 0; j < N; j++) {
       int o = i * t->C + j;
-      uint8_t d = acc ? acc->def[o] : 1;
+      const Elem *bc = &bt[(size_t)j * K];
       Elem r = acc ? acc->d[o] : (Elem){.i = 0};
-      for (int k = 0; k < K; k++) {
-        int bi = tb ? j * b->C + k : k * b->C + j;
-        d &= a->def[i * a->C + k] & b->def[bi];
-        if (t->dt == DT_I32) r.i = (int32_t)((uint32_t)r.i + (uint32_t)a->d[i * a->C + k].i * (uint32_t)b->d[bi].i);
-        else r.f = r.f + a->d[i * a->C + k].f * b->d[bi].f;
+      if (t->dt == DT_I32) {
+        uint32_t x = (uint32_t)r.i;
+        for (int k = 0; k < K; k++) x += (uint32_t)ar[k].i * (uint32_t)bc[k].i;
+        r.i = (int32_t)x;
+      } else {
+        float x = r.f;
+        for (int k = 0; k < K; k++) x = x + ar[k].f * bc[k].f;
+        r.f = x;
       }
       t->d[o] = r;
-      t->def[o] = d;
+      t->def[o] = rowdef[i] & coldef[j] & (acc ? acc->def[o] : 1);
     }
+  }
   commit(s, st->dst, t);
 }
 

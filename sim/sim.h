@@ -40,9 +40,11 @@ typedef struct {
   unsigned char *bytes;
 } Gm;
 
+typedef struct Sim Sim;
 typedef struct {
   uint64_t seed;
   uint64_t max_steps;                           /* element operations; 0: default */
+  const Sim *inputs;                            /* copy the inputs of this (unrun) simulation instead */
 } SimOpts;
 
 /* ---- interp.c internals shared with machine.c ------------------------------------ */
@@ -57,7 +59,7 @@ typedef struct {
 } Slot;
 
 typedef struct Machine Machine;
-typedef struct Sim {
+struct Sim {
   Arena *A;
   const Kernel *k;
   Gm *gm;                                       /* by var id (tensors) */
@@ -71,7 +73,7 @@ typedef struct Sim {
   uint64_t steps, max_steps;
   Diag err;
   jmp_buf jb;
-} Sim;
+};
 
 #define SIM_ERR(S_, L_, C_, ...)                                   \
   do {                                                             \

@@ -1,0 +1,472 @@
+/* campaign.c — `ptofuzz run` and `ptofuzz bench throughput`: consumes a
+ * seed, a policy, defects and a budget; produces findings in the database
+ * and one summary line.
+ *
+ * Kernel i of a campaign is generated from mix(seed, i), so a campaign is a
+ * pure function of its seed and count. The parent forks J workers; worker w
+ * checks kernels w, w+J, w+2J, ... in-process (generator, compiler,
+ * simulators, oracle) and publishes its counters and the kernel in flight in
+ * shared memory; its findings travel to the parent through a pipe. The
+ * parent is the only writer of the database and commits findings in kernel
+ * order (a finding of kernel i is committed once every worker has passed i),
+ * so the same seed and count give the same rows whatever the interleaving. A
+ * worker that dies is replaced, and the kernel in flight recorded as a crash
+ * (its text regenerated from i); one that spends longer than the watchdog on
+ * one kernel is killed and the kernel recorded as a hang. */
+#include "fz.h"
+#include "orc.h"
+#include "rep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAXJOBS = 64, HANG_SECONDS = 20 };
+
+typedef struct {
+  volatile int64_t cur;                         /* kernel in flight, -1 none */
+  volatile int64_t next;                        /* every kernel of this worker below it is done */
+  volatile double started;                      /* when the kernel in flight started */
+  volatile int variant, sched;                  /* the variant in flight */
+  volatile int64_t kernels, valid, findings, unsup[ORC_NVARIANT];
+  volatile double t_gen, t_golden, t_compile, t_sim, t_compare;
+  volatile int done;
+} Shared;
+
+typedef struct {
+  int64_t index;
+  int variant, sched;
+  char *s[9];                                   /* signature kind mode code op pass pattern summary kernel */
+} Msg;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+uint64_t fz_kernel_seed(uint64_t seed, int64_t i) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + (uint64_t)i + 1;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* The text of kernel i (malloc'd). */
+char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len) {
+  FzSrc src;
+  fz_src_seed(&src, fz_kernel_seed(seed, i));
+  FzKernel *k = fz_generate(p, &src);
+  char *t = fz_emit(k, len);
+  fz_free(k);
+  return t;
+}
+
+static const char *mode_of(int variant) { return variant == 2 ? "up_down" : variant == 3 ? "left_right" : "none"; }
+
+/* ---- the worker ------------------------------------------------------------------ */
+
+typedef struct {
+  Shared *sh;
+} WorkCtx;
+
+static void progress(void *ctx, int v, int sched) {
+  Shared *sh = ((WorkCtx *)ctx)->sh;
+  sh->variant = v;
+  sh->sched = sched;
+}
+
+static bool put(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w, n -= (size_t)w;
+  }
+  return true;
+}
+
+static void send_msg(int fd, int64_t index, int variant, int sched, const char *const s[9]) {
+  int32_t hdr[3] = {variant, sched, 9};
+  if (!put(fd, &index, sizeof index) || !put(fd, hdr, sizeof hdr)) _exit(2);
+  for (int i = 0; i < 9; i++) {
+    int32_t n = (int32_t)strlen(s[i]);
+    if (!put(fd, &n, sizeof n) || !put(fd, s[i], (size_t)n)) _exit(2);
+  }
+}
+
+/* Check one kernel; with fd >= 0 send its findings. */
+static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared *sh, int fd) {
+  double t0 = now_s();
+  size_t len;
+  char *text = fz_kernel_text(pol, o->seed, i, &len);
+  double t1 = now_s();
+  WorkCtx wc = {sh};
+  uint64_t ks = fz_kernel_seed(o->seed, i);
+  OrcOpts oo = {.bugs = o->bugs, .input_seed = ks, .sched_seed = ks | 1, .bisect = true, .progress = progress,
+                .ctx = &wc};
+  OrcResult res;
+  orc_check(&(Src){"kernel", text, len}, &oo, &res);
+  sh->t_gen += t1 - t0;
+  sh->t_golden += res.t.t_golden / 1e3;
+  sh->t_compile += res.t.t_compile / 1e3;
+  sh->t_sim += res.t.t_sim / 1e3;
+  sh->t_compare += res.t.t_compare / 1e3;
+  sh->kernels++;
+  sh->valid += !res.invalid;
+  char sigs[ORC_NVARIANT * ORC_NSCHED][200];
+  int nsig = 0;
+  for (int r = 0; r < res.n; r++) {
+    const VarResult *v = &res.r[r];
+    if (v->out == OUT_UNSUPPORTED && v->sched == 0) sh->unsup[v->variant]++;
+    if (!orc_is_finding(v->out)) continue;
+    char sig[200];
+    orc_signature(v, sig, sizeof sig);
+    bool dup = false;
+    for (int j = 0; j < nsig; j++) dup |= !strcmp(sigs[j], sig);
+    if (dup) continue;
+    memcpy(sigs[nsig++], sig, sizeof sig);
+    sh->findings++;
+    if (fd < 0) continue;
+    char summary[300];
+    snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(v->out), v->code, orc_variants[v->variant],
+             v->detail);
+    const char *s[9] = {sig, orc_outcome_name(v->out), mode_of(v->variant), v->code, v->op, v->pass, v->pattern,
+                        summary, text};
+    send_msg(fd, i, v->variant, v->sched, s);
+  }
+  free(text);
+}
+
+static void worker(const FzRunOpts *o, const FzPolicy *pol, int jobs, int64_t start, double deadline, Shared *sh,
+                   int fd, pid_t parent) {
+  signal(SIGPIPE, SIG_DFL);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);             /* a killed campaign takes its workers along */
+  if (getppid() != parent) _exit(0);
+  for (int64_t i = start;; i += jobs) {
+    sh->next = i;
+    if ((o->count > 0 && i >= o->count) || (o->count <= 0 && now_s() >= deadline)) break;
+    sh->started = now_s();
+    sh->cur = i;
+    check_one(o, pol, i, sh, fd);
+    sh->cur = -1;
+  }
+  sh->done = 1;
+  close(fd);
+  _exit(0);
+}
+
+/* ---- the parent ------------------------------------------------------------------ */
+
+typedef struct {
+  pid_t pid;
+  int fd;
+  char *buf;                                    /* bytes read, not yet a whole message */
+  size_t n, cap;
+} Kid;
+
+typedef struct {
+  const FzRunOpts *o;
+  const FzPolicy *pol;
+  Db *db;
+  int64_t campaign;
+  Msg *pend;
+  int np, cap;
+  char **seen;                                  /* signatures of this campaign */
+  int nseen, capseen;
+  int64_t committed, crashes;
+} Parent;
+
+static void pend_push(Parent *p, Msg m) {
+  if (p->np == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 64;
+    p->pend = realloc(p->pend, (size_t)p->cap * sizeof *p->pend);
+    if (!p->pend) die("out of memory");
+  }
+  p->pend[p->np++] = m;
+}
+
+static int msg_cmp(const void *a, const void *b) {
+  const Msg *x = a, *y = b;
+  if (x->index != y->index) return x->index < y->index ? -1 : 1;
+  if (x->variant != y->variant) return x->variant - y->variant;
+  return x->sched - y->sched;
+}
+
+static void note_sig(Parent *p, const char *sig) {
+  for (int i = 0; i < p->nseen; i++)
+    if (!strcmp(p->seen[i], sig)) return;
+  if (p->nseen == p->capseen) {
+    p->capseen = p->capseen ? 2 * p->capseen : 32;
+    p->seen = realloc(p->seen, (size_t)p->capseen * sizeof *p->seen);
+    if (!p->seen) die("out of memory");
+  }
+  p->seen[p->nseen++] = strdup(sig);
+}
+
+static void record(Parent *p, const Msg *m) {
+  char err[256];
+  bool is_new;
+  DbFinding f = {m->s[0], m->s[1], m->s[2], m->s[3], m->s[4], m->s[5], m->s[6], m->s[7], m->s[5]};
+  char flags[96];
+  snprintf(flags, sizeof flags, "--bugs=%s schedule=%s", p->o->bugs_text ? p->o->bugs_text : "",
+           m->sched ? "random" : "rr");
+  DbTestcase t = {m->s[8], NULL, orc_variants[m->variant % ORC_NVARIANT], flags,
+                  fz_kernel_seed(p->o->seed, m->index), 0};
+  if (db_record(p->db, p->campaign, &f, &t, &is_new, err, sizeof err) < 0)
+    fprintf(stderr, "ptofuzz: database: %s\n", err);
+  note_sig(p, m->s[0]);
+  p->committed++;
+}
+
+/* Commit, in kernel order, every finding of a kernel below `frontier`. */
+static void commit_upto(Parent *p, int64_t frontier) {
+  qsort(p->pend, (size_t)p->np, sizeof *p->pend, msg_cmp);
+  int k = 0;
+  while (k < p->np && p->pend[k].index < frontier) {
+    record(p, &p->pend[k]);
+    for (int j = 0; j < 9; j++) free(p->pend[k].s[j]);
+    k++;
+  }
+  memmove(p->pend, p->pend + k, (size_t)(p->np - k) * sizeof *p->pend);
+  p->np -= k;
+}
+
+/* Parse whole messages out of a kid's buffer. */
+static void drain(Parent *p, Kid *kd) {
+  size_t off = 0;
+  for (;;) {
+    size_t need = off + sizeof(int64_t) + 3 * sizeof(int32_t);
+    if (kd->n < need) break;
+    Msg m = {0};
+    int32_t hdr[3];
+    memcpy(&m.index, kd->buf + off, sizeof m.index);
+    memcpy(hdr, kd->buf + off + sizeof m.index, sizeof hdr);
+    size_t q = need;
+    bool whole = true;
+    for (int i = 0; i < 9 && whole; i++) {
+      int32_t n;
+      if (kd->n < q + sizeof n) { whole = false; break; }
+      memcpy(&n, kd->buf + q, sizeof n);
+      q += sizeof n + (size_t)n;
+      if (kd->n < q) whole = false;
+    }
+    if (!whole) break;
+    m.variant = hdr[0], m.sched = hdr[1];
+    q = need;
+    for (int i = 0; i < 9; i++) {
+      int32_t n;
+      memcpy(&n, kd->buf + q, sizeof n);
+      q += sizeof n;
+      m.s[i] = malloc((size_t)n + 1);
+      if (!m.s[i]) die("out of memory");
+      memcpy(m.s[i], kd->buf + q, (size_t)n);
+      m.s[i][n] = 0;
+      q += (size_t)n;
+    }
+    pend_push(p, m);
+    off = q;
+  }
+  memmove(kd->buf, kd->buf + off, kd->n - off);
+  kd->n -= off;
+}
+
+static void read_kid(Parent *p, Kid *kd) {
+  if (kd->fd < 0) return;
+  for (;;) {
+    if (kd->cap - kd->n < 65536) {
+      kd->cap = kd->cap ? 2 * kd->cap : 1 << 17;
+      kd->buf = realloc(kd->buf, kd->cap);
+      if (!kd->buf) die("out of memory");
+    }
+    ssize_t r = read(kd->fd, kd->buf + kd->n, kd->cap - kd->n);
+    if (r > 0) {
+      kd->n += (size_t)r;
+      continue;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) close(kd->fd), kd->fd = -1;
+    break;
+  }
+  drain(p, kd);
+}
+
+static void spawn(Parent *p, Kid *kd, Shared *sh, int w, int jobs, int64_t start, double deadline) {
+  int fds[2];
+  if (pipe(fds)) die("pipe: %s", strerror(errno));
+  memset((void *)sh, 0, sizeof *sh);
+  sh->cur = -1;
+  sh->next = start;
+  fflush(NULL);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) die("fork: %s", strerror(errno));
+  if (!pid) {
+    close(fds[0]);
+    worker(p->o, p->pol, jobs, start, deadline, sh, fds[1], parent);
+  }
+  close(fds[1]);
+  int fl = fcntl(fds[0], F_GETFL);
+  fcntl(fds[0], F_SETFL, fl | O_NONBLOCK);
+  kd->pid = pid;
+  kd->fd = fds[0];
+  (void)w;
+}
+
+/* A worker died or hung with kernel i in flight: record it. */
+static void lost(Parent *p, Shared *sh, int64_t i, const char *kind, const char *code) {
+  size_t len;
+  char *text = fz_kernel_text(p->pol, p->o->seed, i, &len);
+  char sig[160], summary[200], vname[24];
+  int v = sh->variant % ORC_NVARIANT;
+  snprintf(vname, sizeof vname, "%d", v);
+  snprintf(sig, sizeof sig, "%s|%s|%s|-|-|-", kind, mode_of(v), code);
+  snprintf(summary, sizeof summary, "%s %s under %s (schedule %s)", kind, code, orc_variants[v], sh->sched ? "random" : "rr");
+  Msg m = {.index = i, .variant = v, .sched = sh->sched};
+  const char *s[9] = {sig, kind, mode_of(v), code, "-", "-", "-", summary, text};
+  for (int j = 0; j < 9; j++) m.s[j] = strdup(s[j]);
+  pend_push(p, m);
+  free(text);
+  (void)vname;
+  p->crashes++;
+}
+
+static void status(const Shared *sh, int jobs, double elapsed, int unique, bool final, FILE *f) {
+  int64_t k = 0, valid = 0, fnd = 0, un[ORC_NVARIANT] = {0};
+  for (int w = 0; w < jobs; w++) {
+    k += sh[w].kernels, valid += sh[w].valid, fnd += sh[w].findings;
+    for (int v = 0; v < ORC_NVARIANT; v++) un[v] += sh[w].unsup[v];
+  }
+  double vs = valid ? (double)valid : 1.0;
+  fprintf(f, "%skernels=%lld kernels/s=%.0f valid=%.4f findings=%lld unique=%d unsupported: %s=%.2f %s=%.2f %s=%.2f %s=%.2f%s",
+          isatty(fileno(f)) && !final ? "\r" : "", (long long)k, elapsed > 0 ? k / elapsed : 0.0,
+          k ? (double)valid / k : 0.0, (long long)fnd, unique, orc_variants[0], un[0] / vs, orc_variants[1], un[1] / vs,
+          orc_variants[2], un[2] / vs, orc_variants[3], un[3] / vs, isatty(fileno(f)) && !final ? "" : "\n");
+  fflush(f);
+}
+
+int fz_run(const FzRunOpts *o) {
+  int jobs = o->jobs < 1 ? 1 : o->jobs > MAXJOBS ? MAXJOBS : o->jobs;
+  FzPolicy pol;
+  fz_policy_default(&pol);
+  if (o->policy_path) {
+    char err[256];
+    if (!fz_policy_load(&pol, o->policy_path, err, sizeof err)) {
+      fprintf(stderr, "ptofuzz: %s\n", err);
+      return 1;
+    }
+  }
+  char err[256];
+  Db *db = db_open(o->db, err, sizeof err);
+  if (!db) {
+    fprintf(stderr, "ptofuzz: cannot open %s: %s\n", o->db, err);
+    return 1;
+  }
+  char *poltext = NULL;
+  size_t polen = 0;
+  FILE *pf = open_memstream(&poltext, &polen);
+  fz_policy_print(&pol, pf);
+  fclose(pf);
+  DbCampaign dc = {"prng", poltext, o->bugs_text ? o->bugs_text : "", PTOFUZZ_VERSION, o->seed};
+  Parent p = {.o = o, .pol = &pol, .db = db};
+  p.campaign = db_campaign_begin(db, &dc);
+  free(poltext);
+  if (p.campaign < 0) {
+    fprintf(stderr, "ptofuzz: cannot start a campaign in %s\n", o->db);
+    db_close(db);
+    return 1;
+  }
+  Shared *sh = mmap(NULL, sizeof(Shared) * (size_t)jobs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (sh == MAP_FAILED) die("mmap: %s", strerror(errno));
+  Kid kids[MAXJOBS];
+  memset(kids, 0, sizeof kids);
+  double t0 = now_s(), deadline = t0 + (o->seconds > 0 ? o->seconds : 60), last = t0;
+  for (int w = 0; w < jobs; w++) spawn(&p, &kids[w], &sh[w], w, jobs, w, deadline);
+  int live = jobs;
+  while (live) {
+    struct pollfd pf2[MAXJOBS];
+    int n = 0;
+    for (int w = 0; w < jobs; w++)
+      if (kids[w].fd >= 0) pf2[n].fd = kids[w].fd, pf2[n].events = POLLIN, n++;
+    if (n) poll(pf2, (nfds_t)n, 200);
+    else usleep(50000);
+    for (int w = 0; w < jobs; w++) read_kid(&p, &kids[w]);
+    double t = now_s();
+    for (int w = 0; w < jobs; w++) {
+      if (!kids[w].pid) continue;
+      int st;
+      pid_t r = waitpid(kids[w].pid, &st, WNOHANG);
+      bool hung = !r && sh[w].cur >= 0 && t - sh[w].started > HANG_SECONDS;
+      if (hung) {
+        kill(kids[w].pid, SIGKILL);
+        waitpid(kids[w].pid, &st, 0);
+        r = kids[w].pid;
+      }
+      if (r != kids[w].pid) continue;
+      read_kid(&p, &kids[w]);
+      if (kids[w].fd >= 0) close(kids[w].fd), kids[w].fd = -1;
+      kids[w].pid = 0;
+      int64_t in = sh[w].cur;
+      if (in >= 0 && (hung || !WIFEXITED(st) || WEXITSTATUS(st))) {
+        const char *code = hung ? "watchdog" : WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit";
+        lost(&p, &sh[w], in, hung ? "hang" : "crash", code);
+        Shared keep = sh[w];
+        spawn(&p, &kids[w], &sh[w], w, jobs, in + jobs, deadline);
+        sh[w].kernels = keep.kernels + 1, sh[w].valid = keep.valid + 1, sh[w].findings = keep.findings + 1;
+        for (int v = 0; v < ORC_NVARIANT; v++) sh[w].unsup[v] = keep.unsup[v];
+        sh[w].t_gen = keep.t_gen, sh[w].t_golden = keep.t_golden, sh[w].t_compile = keep.t_compile;
+        sh[w].t_sim = keep.t_sim, sh[w].t_compare = keep.t_compare;
+        continue;
+      }
+      live--;
+    }
+    int64_t frontier = INT64_MAX;
+    for (int w = 0; w < jobs; w++)
+      if (kids[w].pid || kids[w].fd >= 0) frontier = frontier < sh[w].next ? frontier : sh[w].next;
+    commit_upto(&p, frontier);
+    if (!o->quiet && t - last >= 1.0) {
+      status(sh, jobs, t - t0, p.nseen, false, stderr);
+      last = t;
+    }
+  }
+  commit_upto(&p, INT64_MAX);
+  double secs = now_s() - t0;
+  int64_t k = 0, valid = 0, fnd = 0;
+  for (int w = 0; w < jobs; w++) k += sh[w].kernels, valid += sh[w].valid, fnd += sh[w].findings;
+  if (!o->quiet) status(sh, jobs, secs, p.nseen, true, stderr);
+  db_campaign_end(db, p.campaign, k, secs);
+  printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f db=%s\n",
+         (long long)k, k ? (double)valid / k : 0.0, (long long)fnd, p.nseen, secs, secs > 0 ? k / secs : 0.0, o->db);
+  db_close(db);
+  munmap(sh, sizeof(Shared) * (size_t)jobs);
+  for (int i = 0; i < p.nseen; i++) free(p.seen[i]);
+  free(p.seen);
+  free(p.pend);
+  for (int w = 0; w < jobs; w++) free(kids[w].buf);
+  return 0;
+}
+
+/* ---- bench throughput: one core, in process, no database -------------------------- */
+
+int fz_bench_throughput(double seconds, uint64_t seed) {
+  FzPolicy pol;
+  fz_policy_default(&pol);
+  FzRunOpts o = {.seed = seed};
+  Shared sh = {0};
+  double t0 = now_s();
+  int64_t i = 0;
+  while (now_s() - t0 < seconds) check_one(&o, &pol, i++, &sh, -1);
+  double total = now_s() - t0;
+  printf("throughput: kernels_per_s_per_core=%.1f gen=%.3f compile=%.3f sim=%.3f compare=%.3f\n", sh.kernels / total,
+         sh.t_gen / total, sh.t_compile / total, (sh.t_golden + sh.t_sim) / total, sh.t_compare / total);
+  return 0;
+}

@@ -1,0 +1,78 @@
+/* choice.c — the one choice source of the generator, with two
+ * implementations: a seeded PRNG (xoshiro256** seeded through splitmix64;
+ * integer arithmetic only, so every machine draws the same sequence) and a
+ * byte buffer, so libFuzzer and AFL++ steer the same generator. A byte source
+ * answers from its bytes while they last and then with the defaults: choice 0
+ * for fz_below/fz_range and "no" for fz_chance, so generation ends with a
+ * small valid kernel. A byte of 0 also means "no": a fuzzer's zero bytes and an
+ * exhausted buffer agree. */
+#include "fz.h"
+
+static uint64_t splitmix(uint64_t *x) {
+  uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t next(FzSrc *s) {
+  uint64_t *q = s->s, r = rotl(q[1] * 5, 7) * 9, t = q[1] << 17;
+  q[2] ^= q[0];
+  q[3] ^= q[1];
+  q[1] ^= q[2];
+  q[0] ^= q[3];
+  q[2] ^= t;
+  q[3] = rotl(q[3], 45);
+  return r;
+}
+
+void fz_src_seed(FzSrc *s, uint64_t seed) {
+  *s = (FzSrc){0};
+  uint64_t x = seed;
+  for (int i = 0; i < 4; i++) s->s[i] = splitmix(&x);
+}
+
+void fz_src_bytes(FzSrc *s, const uint8_t *buf, size_t len) {
+  *s = (FzSrc){0};
+  s->bytes = true;
+  s->buf = buf;
+  s->len = buf ? len : 0;
+}
+
+size_t fz_src_used(const FzSrc *s) { return s->bytes ? s->pos : 0; }
+
+/* The next k bytes as a little-endian number; missing bytes read as 0. */
+static uint32_t take(FzSrc *s, int k) {
+  uint32_t v = 0;
+  for (int i = 0; i < k; i++) {
+    uint32_t b = s->pos < s->len ? s->buf[s->pos++] : 0;
+    v |= b << (8 * i);
+  }
+  return v;
+}
+
+uint32_t fz_below(FzSrc *s, uint32_t n) {
+  if (n <= 1) return 0;
+  if (s->bytes) {
+    if (s->pos >= s->len) return 0;
+    return take(s, n <= 256 ? 1 : n <= 65536 ? 2 : 4) % n;
+  }
+  return (uint32_t)(((next(s) >> 32) * (uint64_t)n) >> 32);
+}
+
+bool fz_chance(FzSrc *s, double p) {
+  if (!(p > 0)) return false;
+  if (p >= 1) return true;
+  if (s->bytes) {
+    if (s->pos >= s->len) return false;
+    return (double)take(s, 1) >= 256.0 * (1.0 - p);
+  }
+  return (double)(next(s) >> 11) * 0x1.0p-53 < p;
+}
+
+int fz_range(FzSrc *s, int lo, int hi) {
+  if (hi <= lo) return lo;
+  return lo + (int)fz_below(s, (uint32_t)((int64_t)hi - lo + 1));
+}
