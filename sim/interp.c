@@ -290,17 +290,12 @@ static Arg *P(const Call *c, int i) {
   return a;
 }
 
-static void ev_K_LOAD(Sim *s, const Stmt *st, const Call *c) {
-  Gm *g = tensor(s, P(c, 0));
-  Tile *t = fresh(s, st->dst);
-  int64_t r0 = ieval(s, &P(c, 1)->ix[0]), c0 = ieval(s, &P(c, 1)->ix[1]);
-  Arg *v = ir_kwarg((Call *)c, KW_VALID);
-  t->vr = v ? clampi(ieval(s, &v->ix[0]), 0, t->R) : t->R;
-  t->vc = v ? clampi(ieval(s, &v->ix[1]), 0, t->C) : t->C;
+/* Fill t (valid extents already set) from the window of g at [r0, c0]. */
+static void load_window(Sim *s, const Stmt *st, const Call *c, Gm *g, Tile *t, int64_t r0, int64_t c0) {
   steps(s, c, (uint64_t)t->R * t->C);
   if (t->vr && t->vc && (r0 < 0 || c0 < 0 || r0 + t->vr > g->rows || c0 + t->vc > g->cols))
-    RTERR(s, c->loc, R_GM_OOB, "load window [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", (long long)r0,
-          (long long)(r0 + t->vr), (long long)c0, (long long)(c0 + t->vc), g->v->name, g->rows, g->cols);
+    RTERR(s, c->loc, R_GM_OOB, "%s window [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", ir_ops[c->op].name,
+          (long long)r0, (long long)(r0 + t->vr), (long long)c0, (long long)(c0 + t->vc), g->v->name, g->rows, g->cols);
   for (int i = 0; i < t->R; i++)
     for (int j = 0; j < t->C; j++) {
       bool in = i < t->vr && j < t->vc;
@@ -311,25 +306,20 @@ static void ev_K_LOAD(Sim *s, const Stmt *st, const Call *c) {
   commit(s, st->dst, t);
 }
 
-/* tload(t, T, [r,c], [pr,pc]) */
-static void ev_K_TLOAD(Sim *s, const Stmt *st, const Call *c) {
-  Gm *g = tensor(s, P(c, 1));
+static void ev_K_LOAD(Sim *s, const Stmt *st, const Call *c) {
   Tile *t = fresh(s, st->dst);
-  int64_t r0 = ieval(s, &P(c, 2)->ix[0]), c0 = ieval(s, &P(c, 2)->ix[1]);
+  Arg *v = ir_kwarg((Call *)c, KW_VALID);
+  t->vr = v ? clampi(ieval(s, &v->ix[0]), 0, t->R) : t->R;
+  t->vc = v ? clampi(ieval(s, &v->ix[1]), 0, t->C) : t->C;
+  load_window(s, st, c, tensor(s, P(c, 0)), t, ieval(s, &P(c, 1)->ix[0]), ieval(s, &P(c, 1)->ix[1]));
+}
+
+/* tload(t, T, [r,c], [pr,pc]): the partition [pr, pc] becomes the valid region */
+static void ev_K_TLOAD(Sim *s, const Stmt *st, const Call *c) {
+  Tile *t = fresh(s, st->dst);
   t->vr = clampi(ieval(s, &P(c, 3)->ix[0]), 0, t->R);
   t->vc = clampi(ieval(s, &P(c, 3)->ix[1]), 0, t->C);
-  steps(s, c, (uint64_t)t->R * t->C);
-  if (t->vr && t->vc && (r0 < 0 || c0 < 0 || r0 + t->vr > g->rows || c0 + t->vc > g->cols))
-    RTERR(s, c->loc, R_GM_OOB, "tload partition [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", (long long)r0,
-          (long long)(r0 + t->vr), (long long)c0, (long long)(c0 + t->vc), g->v->name, g->rows, g->cols);
-  for (int i = 0; i < t->R; i++)
-    for (int j = 0; j < t->C; j++) {
-      bool in = i < t->vr && j < t->vc;
-      t->def[i * t->C + j] = in;
-      t->d[i * t->C + j] = in ? sim_gm_get(g, (int)r0 + i, (int)c0 + j) : (Elem){.i = 0};
-      if (in && s->mc) sim_gm_access(s, g, (int)r0 + i, (int)c0 + j, false, c->loc);
-    }
-  commit(s, st->dst, t);
+  load_window(s, st, c, tensor(s, P(c, 1)), t, ieval(s, &P(c, 2)->ix[0]), ieval(s, &P(c, 2)->ix[1]));
 }
 
 static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {

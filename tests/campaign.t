@@ -2,12 +2,7 @@
 # campaign.t — `ptofuzz gen` and `ptofuzz run`: the same seed gives the same
 # kernels and the same database rows; a campaign killed with -9 leaves a
 # database that passes integrity_check; the summary line and db commands work.
-cd "$(dirname "$0")/.." || exit 1
-B=${PTO_BUILD:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 
 "$F" gen --seed=3 --count=25 --out="$T/g1" && "$F" gen --seed=3 --count=25 --out="$T/g2" && diff -r "$T/g1" "$T/g2" >/dev/null
@@ -60,4 +55,4 @@ ok $? "campaign-4.1 an unknown defect is a usage error"
 "$F" bench nothing >/dev/null 2>&1
 [ $? = 1 ]
 ok $? "campaign-4.2 an unknown benchmark is a usage error"
-echo "1..$n"
+plan

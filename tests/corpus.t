@@ -2,12 +2,7 @@
 # corpus.t — every seed kernel: the printed IR is a fixed point at each level,
 # the printed text runs to the same outputs as the original, two reference
 # runs agree, and the outputs match the golden digests in tests/golden/.
-cd "$(dirname "$0")/.." || exit 1
-B=${PTO_BUILD:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
 for f in corpus/seeds/*.ptk; do
   name=$(basename "$f" .ptk)
   for p in parse flatten; do
@@ -28,4 +23,4 @@ for f in corpus/seeds/*.ptk; do
   ok $? "corpus-$name-golden digests (seeds 0 and 7) match tests/golden/$name.out"
   [ -s "$T/err" ] && sed 's/^/# /' "$T/err" && : > "$T/err"
 done
-echo "1..$n"
+plan

@@ -1,12 +1,7 @@
 #!/bin/sh
 # diff.t — `ptofuzz diff` on every seed: verdict=clean, every line ok or a
 # documented unsupported; and the specific verdicts the split modes must give.
-cd "$(dirname "$0")/.." || exit 1
-B=${PTO_BUILD:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
 has() { grep -q -- "$1" "$T/$2.out"; }
 for f in corpus/seeds/*.ptk; do
   name=$(basename "$f" .ptk)
@@ -39,4 +34,4 @@ has 'variant=none@a2a3 schedule=rr outcome=unsupported code=E-GATHER-NZ' paged_g
 ok $? "diff-nz an unaligned gather into a mat tile is unsupported, never a backend rejection"
 has 'variant=up_down schedule=rr outcome=ok' paged_gather_mat_boxed
 ok $? "diff-nz a box-aligned gather into a mat tile is ok"
-echo "1..$n"
+plan

@@ -2,12 +2,7 @@
 # levels.t — for every seed, split mode and target: the IR printed after each
 # pass parses back to the same text, and the lowered program, read back from
 # its text, runs on the machine to the golden outputs.
-cd "$(dirname "$0")/.." || exit 1
-B=${PTO_BUILD:-build}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
 passes=$("$B/bin/ptoc" 2>&1 | sed -n 's/^passes: //p')
 [ -n "$passes" ]
 ok $? "levels-passes ptoc lists its passes"
@@ -31,4 +26,4 @@ for f in corpus/seeds/*.ptk; do
     done
   done
 done
-echo "1..$n"
+plan
