@@ -193,10 +193,10 @@ void ir_mem_check(Comp *c, Kernel *k, DiagCode code) {
   for (int f = 0; f < 2; f++) {
     const Stmt *fn = ir_func(k, f ? FN_AIV : FN_AIC);
     if (!fn) continue;
+    int64_t peak[SP_N];
+    ir_mem_peak(c, k, fn, peak, SP_VEC, NULL, NULL);   /* every space's peak at once */
     for (size_t si = 0; si < sizeof spaces / sizeof spaces[0]; si++) {
       Space sp = spaces[si];
-      int64_t peak[SP_N];
-      ir_mem_peak(c, k, fn, peak, sp, NULL, NULL);
       int64_t res = (f && sp == SP_VEC) ? reserve(k, fn, PIPE_C2V) : (!f && sp == SP_MAT) ? reserve(k, fn, PIPE_V2C) : 0;
       int64_t cap = ir_capacity(k->target, sp);
       if (peak[sp] + res <= cap) continue;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,11 @@ static int diff(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  /* Every kernel allocates and frees the same few megabytes: keep them in the
+   * heap instead of handing them back to the kernel (page faults, zeroing). */
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_TOP_PAD, 16 << 20);
   if (argc < 2) return usage();
   if (!strcmp(argv[1], "diff")) return diff(argc - 2, argv + 2);
   if (!strcmp(argv[1], "run")) return run(argc - 2, argv + 2);

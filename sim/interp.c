@@ -296,13 +296,22 @@ static void load_window(Sim *s, const Stmt *st, const Call *c, Gm *g, Tile *t, i
   if (t->vr && t->vc && (r0 < 0 || c0 < 0 || r0 + t->vr > g->rows || c0 + t->vc > g->cols))
     RTERR(s, c->loc, R_GM_OOB, "%s window [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", ir_ops[c->op].name,
           (long long)r0, (long long)(r0 + t->vr), (long long)c0, (long long)(c0 + t->vc), g->v->name, g->rows, g->cols);
-  for (int i = 0; i < t->R; i++)
-    for (int j = 0; j < t->C; j++) {
-      bool in = i < t->vr && j < t->vc;
-      t->def[i * t->C + j] = in;
-      t->d[i * t->C + j] = in ? sim_gm_get(g, (int)r0 + i, (int)c0 + j) : (Elem){.i = 0};
-      if (in && s->mc) sim_gm_access(s, g, (int)r0 + i, (int)c0 + j, false, c->loc);
-    }
+  memset(t->def, 0, (size_t)t->R * t->C);
+  memset(t->d, 0, (size_t)t->R * t->C * sizeof *t->d);
+  int eb = ir_dtype_bytes(g->v->dt);
+  for (int i = 0; i < t->vr && t->vc; i++) {    /* row by row */
+    size_t at = (size_t)(r0 + i) * g->cols + (size_t)c0;
+    Elem *d = &t->d[i * t->C];
+    if (eb == 4) memcpy(d, g->bytes + 4 * at, (size_t)t->vc * 4);
+    else
+      for (int j = 0; j < t->vc; j++) {
+        uint16_t h;
+        memcpy(&h, g->bytes + 2 * (at + (size_t)j), 2);
+        d[j].f = sim_f16_to_f32(h);
+      }
+    memset(&t->def[i * t->C], 1, (size_t)t->vc);
+    if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, t->vc, false, c->loc);
+  }
   commit(s, st->dst, t);
 }
 
@@ -346,13 +355,18 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
   if (vr && vc && (r0 < 0 || c0 < 0 || r0 + vr > g->rows || c0 + vc > g->cols))
     RTERR(s, c->loc, R_GM_OOB, "store window [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", (long long)r0,
           (long long)(r0 + vr), (long long)c0, (long long)(c0 + vc), g->v->name, g->rows, g->cols);
-  for (int i = 0; i < vr; i++)
-    for (int j = 0; j < vc; j++) {
-      if (!t->def[i * t->C + j])
-        RTERR(s, c->loc, R_POISON, "store writes undefined element [%d, %d] of the tile to '%s'", i, j, g->v->name);
-      if (s->mc) sim_gm_access(s, g, (int)r0 + i, (int)c0 + j, true, c->loc);
-      gm_set(g, (int)r0 + i, (int)c0 + j, t->d[i * t->C + j]);
-    }
+  for (int i = 0; i < vr; i++) {                /* row by row */
+    const uint8_t *df = &t->def[i * t->C];
+    const uint8_t *hole = memchr(df, 0, (size_t)vc);
+    if (hole)
+      RTERR(s, c->loc, R_POISON, "store writes undefined element [%d, %d] of the tile to '%s'", i, (int)(hole - df),
+            g->v->name);
+    if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, vc, true, c->loc);
+    if (ir_dtype_bytes(g->v->dt) == 4)
+      memcpy(g->bytes + 4 * ((size_t)(r0 + i) * g->cols + (size_t)c0), &t->d[i * t->C], (size_t)vc * 4);
+    else
+      for (int j = 0; j < vc; j++) gm_set(g, (int)r0 + i, (int)c0 + j, t->d[i * t->C + j]);
+  }
 }
 
 static void ev_K_GATHER(Sim *s, const Stmt *st, const Call *c) {
@@ -619,7 +633,24 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   }
   for (int i = 0; i < M; i++) {
     const Elem *ar = &a->d[i * a->C];
-    for (int j = 0; j < N; j++) {
+    int j = 0;
+    if (t->dt != DT_I32)                        /* four outputs at a time, each summed in its own order */
+      for (; j + 4 <= N; j += 4) {
+        const Elem *b0 = &bt[(size_t)j * K], *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+        int o = i * t->C + j;
+        float x0 = acc ? acc->d[o].f : 0.0f, x1 = acc ? acc->d[o + 1].f : 0.0f;
+        float x2 = acc ? acc->d[o + 2].f : 0.0f, x3 = acc ? acc->d[o + 3].f : 0.0f;
+        for (int k = 0; k < K; k++) {
+          float av = ar[k].f;
+          x0 = x0 + av * b0[k].f;
+          x1 = x1 + av * b1[k].f;
+          x2 = x2 + av * b2[k].f;
+          x3 = x3 + av * b3[k].f;
+        }
+        t->d[o].f = x0, t->d[o + 1].f = x1, t->d[o + 2].f = x2, t->d[o + 3].f = x3;
+        for (int q = 0; q < 4; q++) t->def[o + q] = rowdef[i] & coldef[j + q] & (acc ? acc->def[o + q] : 1);
+      }
+    for (; j < N; j++) {
       int o = i * t->C + j;
       const Elem *bc = &bt[(size_t)j * K];
       Elem r = acc ? acc->d[o] : (Elem){.i = 0};

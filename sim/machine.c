@@ -146,6 +146,19 @@ void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
   }
 }
 
+void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, Loc loc) {
+  Machine *m = s->m;
+  int id = g->v->id, T = s->task;
+  size_t base = (size_t)r * g->cols + c;
+  int8_t *wr = &m->wr[id][base];
+  uint32_t *clk = &m->wclk[id][base], mine = m->t[T].vc[T];
+  for (int j = 0; j < n; j++) {
+    int w = wr[j];
+    if (w >= 0 && w != T && m->t[T].vc[w] < clk[j]) sim_gm_access(s, g, r, c + j, write, loc);   /* reports */
+    if (write) wr[j] = (int8_t)T, clk[j] = mine;
+  }
+}
+
 bool sim_in_replay(const Sim *s) {
   const Machine *m = s->m;
   const Task *t = &m->t[s->task];
