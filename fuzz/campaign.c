@@ -230,6 +230,7 @@ static void record(Parent *p, const Msg *m) {
 
 /* Commit, in kernel order, every finding of a kernel below `frontier`. */
 static void commit_upto(Parent *p, int64_t frontier) {
+  if (!p->np) return;
   qsort(p->pend, (size_t)p->np, sizeof *p->pend, msg_cmp);
   int k = 0;
   while (k < p->np && p->pend[k].index < frontier) {
