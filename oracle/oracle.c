@@ -75,7 +75,7 @@ static void run_level(Run *r, const Src *src, int v, const char *stop, const Orc
   if (!r->k) return;
   r->compiled = true;
   if (sched == ~0ull) return;                   /* compile only */
-  r->s = sim_new(r->k, &(SimOpts){.seed = o->input_seed, .inputs = inputs});
+  r->s = sim_new(r->k, &(SimOpts){.seed = o->input_seed, .inputs = inputs, .memo = o->memo});
   r->ran = r->k->expanded ? sim_run_machine(r->s, sched) : sim_run_reference(r->s);
 }
 
@@ -178,7 +178,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
     }
     if (o->progress && sc) o->progress(o->ctx, v, sc);
     double t0 = now_ms();
-    Sim *s = sim_new(r.k, &(SimOpts){.seed = o->input_seed, .inputs = inputs});
+    Sim *s = sim_new(r.k, &(SimOpts){.seed = o->input_seed, .inputs = inputs, .memo = o->memo});
     bool ran = r.k->expanded ? sim_run_machine(s, sc ? o->sched_seed : 0) : sim_run_reference(s);
     double t1 = now_ms();
     tm->t_sim += t1 - t0;
@@ -213,8 +213,10 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
   run_free(&r);
 }
 
-void orc_check(const Src *src, const OrcOpts *o, OrcResult *res) {
+void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
   memset(res, 0, sizeof *res);
+  OrcOpts local = *oo, *o = &local;
+  local.memo = sim_memo_new();                  /* matmul results shared by this kernel's runs */
   double t0 = now_ms();
   Comp c = {.A = ir_arena_new(), .src = *src, .o = {.split = -1, .target = -1}};
   Kernel *k = ir_front(&c);
@@ -224,7 +226,7 @@ void orc_check(const Src *src, const OrcOpts *o, OrcResult *res) {
     res->why = c.diag;
   } else {
     g0 = sim_new(k, &(SimOpts){.seed = o->input_seed});
-    g = sim_new(k, &(SimOpts){.inputs = g0});
+    g = sim_new(k, &(SimOpts){.inputs = g0, .memo = o->memo});
     if (!sim_run_reference(g)) {
       res->invalid = true;
       res->why = *sim_diag(g);
@@ -241,6 +243,7 @@ void orc_check(const Src *src, const OrcOpts *o, OrcResult *res) {
   }
   sim_free(g);
   sim_free(g0);
+  sim_memo_free(local.memo);
   ir_arena_free(c.A);
 }
 

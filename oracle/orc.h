@@ -35,6 +35,7 @@ typedef struct {
   void (*progress)(void *ctx, int variant, int sched);
   void (*report)(void *ctx, const VarResult *r);  /* after each variant */
   void *ctx;
+  MatMemo *memo;                                /* set by orc_check itself */
 } OrcOpts;
 
 typedef struct {

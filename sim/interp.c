@@ -86,6 +86,7 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
   s->A = A;
   s->k = k;
   s->max_steps = o && o->max_steps ? o->max_steps : 400000000ull;
+  s->memo = o ? o->memo : NULL;
   s->gm = ir_alloc(A, (size_t)k->nvars * sizeof *s->gm);
   s->slot = ir_alloc(A, (size_t)k->nvars * sizeof *s->slot);
   for (int x = 0; x < SIM_CTX; x++) {
@@ -599,6 +600,56 @@ static void expand(Sim *s, const Stmt *st, const Call *c, bool row) {
 static void ev_K_REXP(Sim *s, const Stmt *st, const Call *c) { expand(s, st, c, true); }
 static void ev_K_CEXP(Sim *s, const Stmt *st, const Call *c) { expand(s, st, c, false); }
 
+/* ---- the matmul memo ---------------------------------------------------------------- */
+
+enum { MEMO_N = 32 };
+struct MatMemo {
+  Arena *A;
+  struct {
+    uint64_t key;
+    int M, N, C;
+    Elem *d;
+    uint8_t *def;
+  } e[MEMO_N];
+  int next;
+};
+
+MatMemo *sim_memo_new(void) {
+  Arena *A = ir_arena_new();
+  MatMemo *m = ir_alloc(A, sizeof *m);
+  m->A = A;
+  return m;
+}
+
+void sim_memo_free(MatMemo *m) {
+  if (m) ir_arena_free(m->A);
+}
+
+/* 8 bytes at a time (a multiply-xorshift per word), then the tail. */
+static uint64_t mix(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static uint64_t matmul_key(const Call *c, const Tile *a, const Tile *b, const Tile *acc, const Tile *t, bool tb, int M,
+                           int N, int K) {
+  int hdr[8] = {c->op, tb, M, N, K, t->dt, t->C, acc != NULL};
+  uint64_t h = mix(0xcbf29ce484222325ull, hdr, sizeof hdr);
+  for (int i = 0; i < M; i++) h = mix(mix(h, &a->d[i * a->C], (size_t)K * 4), &a->def[i * a->C], (size_t)K);
+  int br = tb ? N : K, bw = tb ? K : N;
+  for (int i = 0; i < br; i++) h = mix(mix(h, &b->d[i * b->C], (size_t)bw * 4), &b->def[i * b->C], (size_t)bw);
+  for (int i = 0; acc && i < M; i++) h = mix(mix(h, &acc->d[i * acc->C], (size_t)N * 4), &acc->def[i * acc->C], (size_t)N);
+  return h;
+}
+
 /* Rows of a and columns of b fully defined over k < K decide the defined bits,
  * so the inner loop is arithmetic only; b is read through a contiguous copy of
  * its k-columns. The order of the sum is unchanged: k = 0..K-1 from 0 (or c). */
@@ -615,6 +666,20 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   steps(s, c, (uint64_t)t->R * t->C * (uint64_t)(K ? K : 1));
   memset(t->def, 0, (size_t)t->R * t->C);
   int M = t->vr, N = t->vc;
+  uint64_t key = 0;
+  bool memo = s->memo && M && N && (int64_t)M * N * (K ? K : 1) >= 32768;   /* worth its hash */
+  if (memo) {
+    key = matmul_key(c, a, b, acc, t, tb, M, N, K);
+    for (int q = 0; q < MEMO_N; q++) {
+      if (s->memo->e[q].key != key || s->memo->e[q].M != M || s->memo->e[q].N != N || !s->memo->e[q].d) continue;
+      for (int i = 0; i < M; i++) {
+        memcpy(&t->d[i * t->C], &s->memo->e[q].d[i * N], (size_t)N * sizeof *t->d);
+        memcpy(&t->def[i * t->C], &s->memo->e[q].def[i * N], (size_t)N);
+      }
+      commit(s, st->dst, t);
+      return;
+    }
+  }
   Elem *bt = ir_alloc(s->A, (size_t)(N ? N : 1) * (size_t)(K ? K : 1) * sizeof *bt);   /* bt[j][k] */
   uint8_t *rowdef = ir_alloc(s->A, (size_t)M + 1), *coldef = ir_alloc(s->A, (size_t)N + 1);
   for (int i = 0; i < M; i++) {
@@ -665,6 +730,19 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
       }
       t->d[o] = r;
       t->def[o] = rowdef[i] & coldef[j] & (acc ? acc->def[o] : 1);
+    }
+  }
+  if (memo) {                                   /* remember it for the other runs of this kernel */
+    MatMemo *mm = s->memo;
+    int q = mm->next++ % MEMO_N;
+    if (!mm->e[q].d || mm->e[q].M * mm->e[q].N < M * N) {
+      mm->e[q].d = ir_alloc(mm->A, (size_t)M * N * sizeof *t->d);
+      mm->e[q].def = ir_alloc(mm->A, (size_t)M * N);
+    }
+    mm->e[q].key = key, mm->e[q].M = M, mm->e[q].N = N;
+    for (int i = 0; i < M; i++) {
+      memcpy(&mm->e[q].d[i * N], &t->d[i * t->C], (size_t)N * sizeof *t->d);
+      memcpy(&mm->e[q].def[i * N], &t->def[i * t->C], (size_t)N);
     }
   }
   commit(s, st->dst, t);

@@ -41,11 +41,19 @@ typedef struct {
 } Gm;
 
 typedef struct Sim Sim;
+typedef struct MatMemo MatMemo;
 typedef struct {
   uint64_t seed;
   uint64_t max_steps;                           /* element operations; 0: default */
   const Sim *inputs;                            /* copy the inputs of this (unrun) simulation instead */
+  MatMemo *memo;                                /* matmul results shared by the runs of one kernel */
 } SimOpts;
+
+/* A matmul result depends only on its operands' regions: the runs of one
+ * kernel (golden and every variant) share them through a memo keyed by a
+ * hash of those regions (values, defined bits, shapes, dtype, transpose). */
+MatMemo *sim_memo_new(void);
+void sim_memo_free(MatMemo *m);
 
 /* ---- interp.c internals shared with machine.c ------------------------------------ */
 
@@ -70,6 +78,7 @@ struct Sim {
   bool mc;                                      /* running on the machine: context = task */
   int task;
   Machine *m;
+  MatMemo *memo;
   uint64_t steps, max_steps;
   Diag err;
   jmp_buf jb;
