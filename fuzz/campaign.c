@@ -301,7 +301,7 @@ static void read_kid(Parent *p, Kid *kd) {
   drain(p, kd);
 }
 
-static void spawn(Parent *p, Kid *kd, Shared *sh, int w, int jobs, int64_t start, double deadline) {
+static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, int64_t start, double deadline) {
   int fds[2];
   if (pipe(fds)) die("pipe: %s", strerror(errno));
   memset((void *)sh, 0, sizeof *sh);
@@ -320,16 +320,14 @@ static void spawn(Parent *p, Kid *kd, Shared *sh, int w, int jobs, int64_t start
   fcntl(fds[0], F_SETFL, fl | O_NONBLOCK);
   kd->pid = pid;
   kd->fd = fds[0];
-  (void)w;
 }
 
 /* A worker died or hung with kernel i in flight: record it. */
 static void lost(Parent *p, Shared *sh, int64_t i, const char *kind, const char *code) {
   size_t len;
   char *text = fz_kernel_text(p->pol, p->o->seed, i, &len);
-  char sig[160], summary[200], vname[24];
+  char sig[160], summary[200];
   int v = sh->variant % ORC_NVARIANT;
-  snprintf(vname, sizeof vname, "%d", v);
   snprintf(sig, sizeof sig, "%s|%s|%s|-|-|-", kind, mode_of(v), code);
   snprintf(summary, sizeof summary, "%s %s under %s (schedule %s)", kind, code, orc_variants[v], sh->sched ? "random" : "rr");
   Msg m = {.index = i, .variant = v, .sched = sh->sched};
@@ -337,7 +335,6 @@ static void lost(Parent *p, Shared *sh, int64_t i, const char *kind, const char 
   for (int j = 0; j < 9; j++) m.s[j] = strdup(s[j]);
   pend_push(p, m);
   free(text);
-  (void)vname;
   p->crashes++;
 }
 
@@ -391,7 +388,7 @@ int fz_run(const FzRunOpts *o) {
   Kid kids[MAXJOBS];
   memset(kids, 0, sizeof kids);
   double t0 = now_s(), deadline = t0 + (o->seconds > 0 ? o->seconds : 60), last = t0;
-  for (int w = 0; w < jobs; w++) spawn(&p, &kids[w], &sh[w], w, jobs, w, deadline);
+  for (int w = 0; w < jobs; w++) spawn(&p, &kids[w], &sh[w], jobs, w, deadline);
   int live = jobs;
   while (live) {
     struct pollfd pf2[MAXJOBS];
@@ -421,7 +418,7 @@ int fz_run(const FzRunOpts *o) {
         const char *code = hung ? "watchdog" : WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit";
         lost(&p, &sh[w], in, hung ? "hang" : "crash", code);
         Shared keep = sh[w];
-        spawn(&p, &kids[w], &sh[w], w, jobs, in + jobs, deadline);
+        spawn(&p, &kids[w], &sh[w], jobs, in + jobs, deadline);
         sh[w].kernels = keep.kernels + 1, sh[w].valid = keep.valid + 1, sh[w].findings = keep.findings + 1;
         for (int v = 0; v < ORC_NVARIANT; v++) sh[w].unsup[v] = keep.unsup[v];
         sh[w].t_gen = keep.t_gen, sh[w].t_golden = keep.t_golden, sh[w].t_compile = keep.t_compile;

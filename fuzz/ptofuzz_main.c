@@ -1,7 +1,7 @@
 /* ptofuzz_main.c — the ptofuzz command (DESIGN section 12):
  *   diff FILE [--bugs=LIST]     one kernel through the oracle; exit 0 clean, 3 finding
  *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]
- *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F]
+ *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]
  *   bench throughput [--time=S] [--seed=N]
  *   db (list|show ID|stats|merge F...|export ID) [--db=F]
  * `diff` runs the check in a child process so a crash becomes an outcome. */
@@ -22,7 +22,7 @@
 static int usage(void) {
   fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N]\n"
         "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]\n"
-        "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F]\n"
+        "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
         "       ptofuzz bench throughput [--time=S] [--seed=N]\n"
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n", stderr);
   return 1;
@@ -74,11 +74,12 @@ static int run(int argc, char **argv) {
 static int gen(int argc, char **argv) {
   double seed = 0, count = 1;
   const char *out = NULL, *policy = NULL;
-  bool stats = false;
+  bool stats = false, print_policy = false;
   for (int i = 0; i < argc; i++) {
     if (num(argv[i], "--seed=", &seed) || num(argv[i], "--count=", &count) || flag(argv[i], "--out=", &out) ||
         flag(argv[i], "--policy=", &policy)) {
     } else if (!strcmp(argv[i], "--stats")) stats = true;
+    else if (!strcmp(argv[i], "--print-policy")) print_policy = true;
     else return usage();
   }
   FzPolicy pol;
@@ -87,6 +88,10 @@ static int gen(int argc, char **argv) {
   if (policy && !fz_policy_load(&pol, policy, err, sizeof err)) {
     fprintf(stderr, "ptofuzz: %s\n", err);
     return 1;
+  }
+  if (print_policy) {                           /* a starting point for --policy=F */
+    fz_policy_print(&pol, stdout);
+    return 0;
   }
   if (out && mkdir(out, 0777) && errno != EEXIST) {
     fprintf(stderr, "ptofuzz: cannot create %s\n", out);
