@@ -12,7 +12,7 @@ const OpInfo ir_ops[OP_N] = {
 
 int ir_op_lookup(const char *s, size_t n) {
   for (int i = 0; i < OP_N; i++)
-    if (strlen(ir_ops[i].name) == n && !memcmp(ir_ops[i].name, s, n)) return i;
+    if (n && ir_ops[i].name[0] == s[0] && !strncmp(ir_ops[i].name, s, n) && !ir_ops[i].name[n]) return i;
   return -1;
 }
 
@@ -51,8 +51,8 @@ Var *ir_var_new(Comp *c, Kernel *k, const char *name, VarKind kind, Loc loc) {
 Var *ir_temp(Comp *c, Kernel *k, const char *prefix, VarKind kind, Loc loc) {
   for (int n = k->nvars;; n++) {
     const char *name = ir_fmt(c->A, "_%s%d", prefix, n);
-    bool used = false;
-    for (int i = 0; i < k->nvars && !used; i++) used = !strcmp(k->vars[i]->name, name);
+    bool used = false;                          /* only names starting with '_' can clash */
+    for (int i = 0; i < k->nvars && !used; i++) used = k->vars[i]->name[0] == '_' && !strcmp(k->vars[i]->name, name);
     if (!used) return ir_var_new(c, k, name, kind, loc);
   }
 }

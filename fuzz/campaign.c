@@ -463,15 +463,16 @@ static double cpu_s(void) {
 
 /* Per core: kernels per CPU-second of this process (one thread), which a busy
  * or noisy machine disturbs far less than wall time. The phase shares are of
- * the wall time spent checking. */
-int fz_bench_throughput(double seconds, uint64_t seed) {
+ * the wall time spent checking. --count=N checks exactly N kernels (for
+ * instruction counts under callgrind, which do not depend on the machine). */
+int fz_bench_throughput(double seconds, int64_t count, uint64_t seed) {
   FzPolicy pol;
   fz_policy_default(&pol);
   FzRunOpts o = {.seed = seed};
   Shared sh = {0};
   double t0 = now_s(), c0 = cpu_s();
   int64_t i = 0;
-  while (now_s() - t0 < seconds) check_one(&o, &pol, i++, &sh, -1);
+  while (count ? i < count : now_s() - t0 < seconds) check_one(&o, &pol, i++, &sh, -1);
   double total = now_s() - t0, cpu = cpu_s() - c0;
   printf("throughput: kernels_per_s_per_core=%.1f gen=%.3f compile=%.3f sim=%.3f compare=%.3f\n", sh.kernels / cpu,
          sh.t_gen / total, sh.t_compile / total, (sh.t_golden + sh.t_sim) / total, sh.t_compare / total);

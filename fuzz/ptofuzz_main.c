@@ -2,7 +2,7 @@
  *   diff FILE [--bugs=LIST]     one kernel through the oracle; exit 0 clean, 3 finding
  *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]
  *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]
- *   bench throughput [--time=S] [--seed=N]
+ *   bench throughput [--time=S | --count=N] [--seed=N]
  *   db (list|show ID|stats|merge F...|export ID) [--db=F]
  * `diff` runs the check in a child process so a crash becomes an outcome. */
 #include "fz.h"
@@ -23,7 +23,7 @@ static int usage(void) {
   fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N]\n"
         "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]\n"
         "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
-        "       ptofuzz bench throughput [--time=S] [--seed=N]\n"
+        "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N]\n"
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n", stderr);
   return 1;
 }
@@ -132,10 +132,11 @@ static int gen(int argc, char **argv) {
 
 static int bench(int argc, char **argv) {
   if (argc < 1 || strcmp(argv[0], "throughput")) return usage();
-  double secs = 10, seed = 1;
+  double secs = 10, seed = 1, count = 0;
   for (int i = 1; i < argc; i++)
-    if (!num(argv[i], "--time=", &secs) && !num(argv[i], "--seed=", &seed)) return usage();
-  return fz_bench_throughput(secs, (uint64_t)seed);
+    if (!num(argv[i], "--time=", &secs) && !num(argv[i], "--seed=", &seed) && !num(argv[i], "--count=", &count))
+      return usage();
+  return fz_bench_throughput(secs, (int64_t)count, (uint64_t)seed);
 }
 
 static int dbcmd(int argc, char **argv) {

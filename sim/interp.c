@@ -194,9 +194,10 @@ static float rnd(Dtype dt, float x) { return dt == DT_F16 ? sim_round_f16(x) : x
 
 /* Clear the defined bits outside the valid region. */
 static void mask(Tile *t) {
-  for (int i = 0; i < t->R; i++)
-    for (int j = 0; j < t->C; j++)
-      if (i >= t->vr || j >= t->vc) t->def[i * t->C + j] = 0;
+  int vr = t->vr < t->R ? t->vr : t->R, vc = t->vc < t->C ? t->vc : t->C;
+  if (vc < t->C)
+    for (int i = 0; i < vr; i++) memset(&t->def[i * t->C + vc], 0, (size_t)(t->C - vc));
+  if (vr < t->R) memset(&t->def[vr * t->C], 0, (size_t)(t->R - vr) * t->C);
 }
 
 static void steps(Sim *s, const Call *c, uint64_t n) {
@@ -236,6 +237,46 @@ static Elem binop(Op op, Dtype dt, Elem a, Elem b) {
   }
   r.f = rnd(dt, r.f);
   return r;
+}
+
+/* r[i] = a[i] op b[i*bs] for n elements (bs 0: one b for all), the switch
+ * outside the loop; the same arithmetic as binop(), element by element. */
+static void binop_vec(Op op, Dtype dt, const Elem *a, const Elem *b, int bs, Elem *r, int n) {
+  if (dt == DT_I32) {
+    switch (op) {
+    case OP_add: case OP_adds: case OP_row_expand_add: case OP_col_expand_add:
+      for (int i = 0; i < n; i++) r[i].i = (int32_t)((uint32_t)a[i].i + (uint32_t)b[i * bs].i);
+      return;
+    case OP_sub: case OP_subs: case OP_row_expand_sub: case OP_col_expand_sub:
+      for (int i = 0; i < n; i++) r[i].i = (int32_t)((uint32_t)a[i].i - (uint32_t)b[i * bs].i);
+      return;
+    case OP_mul: case OP_muls: case OP_row_expand_mul: case OP_col_expand_mul:
+      for (int i = 0; i < n; i++) r[i].i = (int32_t)((uint32_t)a[i].i * (uint32_t)b[i * bs].i);
+      return;
+    default:
+      for (int i = 0; i < n; i++) r[i] = binop(op, dt, a[i], b[i * bs]);
+      return;
+    }
+  }
+  switch (op) {
+  case OP_add: case OP_adds: case OP_row_expand_add: case OP_col_expand_add:
+    for (int i = 0; i < n; i++) r[i].f = a[i].f + b[i * bs].f;
+    break;
+  case OP_sub: case OP_subs: case OP_row_expand_sub: case OP_col_expand_sub:
+    for (int i = 0; i < n; i++) r[i].f = a[i].f - b[i * bs].f;
+    break;
+  case OP_mul: case OP_muls: case OP_row_expand_mul: case OP_col_expand_mul:
+    for (int i = 0; i < n; i++) r[i].f = a[i].f * b[i * bs].f;
+    break;
+  case OP_div: case OP_divs: case OP_row_expand_div: case OP_col_expand_div:
+    for (int i = 0; i < n; i++) r[i].f = a[i].f / b[i * bs].f;
+    break;
+  default:
+    for (int i = 0; i < n; i++) r[i] = binop(op, dt, a[i], b[i * bs]);
+    return;
+  }
+  if (dt == DT_F16)
+    for (int i = 0; i < n; i++) r[i].f = sim_round_f16(r[i].f);
 }
 
 static Elem unop(Op op, Dtype dt, Elem a) {
@@ -487,10 +528,8 @@ static void ev_K_BIN(Sim *s, const Stmt *st, const Call *c) {
   t->vc = imin(a->vc, b->vc);
   size_t n = (size_t)t->R * t->C;
   steps(s, c, n);
-  for (size_t i = 0; i < n; i++) {
-    t->def[i] = a->def[i] & b->def[i];
-    t->d[i] = t->def[i] ? binop(c->op, t->dt, a->d[i], b->d[i]) : (Elem){.i = 0};
-  }
+  for (size_t i = 0; i < n; i++) t->def[i] = a->def[i] & b->def[i];
+  binop_vec(c->op, t->dt, a->d, b->d, 1, t->d, (int)n);
   mask(t);
   commit(s, st->dst, t);
 }
@@ -505,10 +544,8 @@ static void ev_K_BINS(Sim *s, const Stmt *st, const Call *c) {
   t->vc = a->vc;
   size_t n = (size_t)t->R * t->C;
   steps(s, c, n);
-  for (size_t i = 0; i < n; i++) {
-    t->def[i] = a->def[i];
-    t->d[i] = t->def[i] ? binop(c->op, t->dt, a->d[i], e) : (Elem){.i = 0};
-  }
+  memcpy(t->def, a->def, n);
+  binop_vec(c->op, t->dt, a->d, &e, 0, t->d, (int)n);
   commit(s, st->dst, t);
 }
 
@@ -589,12 +626,11 @@ static void expand(Sim *s, const Stmt *st, const Call *c, bool row) {
   t->vr = a->vr;
   t->vc = a->vc;
   steps(s, c, (uint64_t)t->R * t->C);
-  for (int i = 0; i < t->R; i++)
-    for (int j = 0; j < t->C; j++) {
-      int k = i * t->C + j, vk = row ? i : j;
-      t->def[k] = a->def[k] & v->def[vk];
-      t->d[k] = t->def[k] ? binop(c->op, t->dt, a->d[k], v->d[vk]) : (Elem){.i = 0};
-    }
+  for (int i = 0; i < t->R; i++) {
+    int k = i * t->C;
+    for (int j = 0; j < t->C; j++) t->def[k + j] = a->def[k + j] & v->def[row ? i : j];
+    binop_vec(c->op, t->dt, &a->d[k], row ? &v->d[i] : v->d, row ? 0 : 1, &t->d[k], t->C);
+  }
   commit(s, st->dst, t);
 }
 static void ev_K_REXP(Sim *s, const Stmt *st, const Call *c) { expand(s, st, c, true); }
