@@ -17,6 +17,7 @@ typedef struct Arena Arena;
 Arena *ir_arena_new(void);
 void ir_arena_free(Arena *a);
 void *ir_alloc(Arena *a, size_t n);             /* zeroed, 16-aligned */
+void *ir_alloc_raw(Arena *a, size_t n);         /* not zeroed: scratch written in full before use */
 char *ir_strndup(Arena *a, const char *s, size_t n);
 char *ir_fmt(Arena *a, const char *fmt, ...);
 

@@ -32,7 +32,10 @@ void ir_arena_free(Arena *a) {
   free(a);
 }
 
-void *ir_alloc(Arena *a, size_t n) {
+void *ir_alloc(Arena *a, size_t n) { return memset(ir_alloc_raw(a, n), 0, (n + 15) & ~(size_t)15); }
+
+/* Not zeroed: for scratch the caller writes in full before reading. */
+void *ir_alloc_raw(Arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   Chunk *c = a->head;
   if (!c || c->cap - c->used < n) {
@@ -46,7 +49,6 @@ void *ir_alloc(Arena *a, size_t n) {
   }
   void *p = c->mem + c->used;
   c->used += n;
-  memset(p, 0, n);
   return p;
 }
 

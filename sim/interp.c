@@ -94,8 +94,7 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
     s->sval[x] = ir_alloc(A, (size_t)k->nvars * sizeof *s->sval[x]);
   }
   uint64_t rng = (o ? o->seed : 0) * 0x2545F4914F6CDD1Dull + 1;
-  for (int i = 0; i < k->nvars; i++)
-    for (int x = 0; x < SIM_CTX; x++) s->slot[i].cur[x] = -1;
+
   for (int i = 0; i < k->np; i++) {
     Gm *g = &s->gm[k->params[i]->id];
     g->v = k->params[i];
@@ -108,7 +107,7 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
     size_t n = (size_t)src->rows * src->cols * (size_t)ir_dtype_bytes(src->v->dt);
     g->rows = src->rows;
     g->cols = src->cols;
-    g->bytes = ir_alloc(s->A, n);
+    g->bytes = ir_alloc_raw(s->A, n);
     memcpy(g->bytes, src->bytes, n);
   }
   return s;
@@ -135,9 +134,9 @@ static int lane_of(Sim *s, const Var *v) { return s->mc ? s->task : v->lane ? s-
 
 static Tile *value(Sim *s, const Arg *a) {
   if (a->k != A_VAR || a->var->kind != VK_TILE) die("interp: expected a flat tile operand");
-  Slot *sl = &s->slot[a->var->id];
+  Slot *sl = s->slot[a->var->id];
   int L = lane_of(s, a->var);
-  if (sl->cur[L] < 0) die("interp: '%s' read before it was assigned", a->var->name);
+  if (!sl || sl->cur[L] < 0) die("interp: '%s' read before it was assigned", a->var->name);
   if (sl->freed[L])
     RTERR(s, a->loc, R_PIPE_FREED, "'%s' is read after tfree released its pipe slot", a->var->name);
   return &sl->t[L][sl->cur[L]];
@@ -146,14 +145,24 @@ static Tile *value(Sim *s, const Arg *a) {
 Tile *sim_value(Sim *s, const Arg *a) { return value(s, a); }
 
 /* The buffer a new value of v is computed into (not the one holding v). */
+Slot *sim_slot(Sim *s, const Var *v) {
+  Slot *sl = s->slot[v->id];
+  if (!sl) {
+    sl = s->slot[v->id] = ir_alloc(s->A, sizeof *sl);
+    for (int x = 0; x < SIM_CTX; x++) sl->cur[x] = -1;
+  }
+  return sl;
+}
+
 static Tile *fresh(Sim *s, const Var *v) {
-  Slot *sl = &s->slot[v->id];
+  Slot *sl = sim_slot(s, v);
   int L = lane_of(s, v), b = sl->cur[L] == 0 ? 1 : 0;
   Tile *t = &sl->t[L][b];
-  if (!t->d) {
+  if (!t->d) {                                  /* every evaluator writes all defined bits it sets */
     size_t n = (size_t)v->R * v->C;
-    t->d = ir_alloc(s->A, n * sizeof *t->d);
-    t->def = ir_alloc(s->A, n);
+    t->d = ir_alloc_raw(s->A, n * sizeof *t->d);
+    t->def = ir_alloc_raw(s->A, n);
+    memset(t->def, 0, n);                       /* but start from "nothing defined" all the same */
   }
   t->dt = v->dt;
   t->R = v->R;
@@ -162,7 +171,7 @@ static Tile *fresh(Sim *s, const Var *v) {
 }
 
 static void commit(Sim *s, const Var *v, Tile *t) {
-  Slot *sl = &s->slot[v->id];
+  Slot *sl = s->slot[v->id];
   int L = lane_of(s, v);
   sl->cur[L] = (int)(t - sl->t[L]);
   sl->freed[L] = false;
@@ -716,8 +725,8 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
       return;
     }
   }
-  Elem *bt = ir_alloc(s->A, (size_t)(N ? N : 1) * (size_t)(K ? K : 1) * sizeof *bt);   /* bt[j][k] */
-  uint8_t *rowdef = ir_alloc(s->A, (size_t)M + 1), *coldef = ir_alloc(s->A, (size_t)N + 1);
+  Elem *bt = ir_alloc_raw(s->A, (size_t)(N ? N : 1) * (size_t)(K ? K : 1) * sizeof *bt);   /* bt[j][k] */
+  uint8_t *rowdef = ir_alloc_raw(s->A, (size_t)M + 1), *coldef = ir_alloc_raw(s->A, (size_t)N + 1);
   for (int i = 0; i < M; i++) {
     uint8_t d = 1;
     for (int k = 0; k < K; k++) d &= a->def[i * a->C + k];
@@ -805,8 +814,8 @@ static void ev_K_SHARD(Sim *s, const Stmt *st, const Call *c) {
 static void ev_K_JOIN(Sim *s, const Stmt *st, const Call *c) {
   const Arg *h = P(c, 0);
   if (h->k != A_VAR || !h->var->lane) die("aic_gather of a non-lane value");
-  Slot *sl = &s->slot[h->var->id];
-  if (sl->cur[0] < 0 || sl->cur[1] < 0) die("aic_gather before both lanes ran");
+  Slot *sl = s->slot[h->var->id];
+  if (!sl || sl->cur[0] < 0 || sl->cur[1] < 0) die("aic_gather before both lanes ran");
   Tile *x[2] = {&sl->t[0][sl->cur[0]], &sl->t[1][sl->cur[1]]}, *t = fresh(s, st->dst);
   bool ud = MODE_AXIS(P(c, 1)->e) == 0;
   int S = ud ? x[0]->R : x[0]->C;
@@ -841,11 +850,11 @@ static void ev_K_GMREAD(Sim *s, const Stmt *st, const Call *c) {
   s->sval[s->mc ? s->task : s->lane][st->dst->id] = sim_gm_get(g, 0, (int)i).i;
 }
 
+/* A declared buffer: nothing in it is defined (its old values stay, unobservable). */
 static void ev_K_ALLOC(Sim *s, const Stmt *st, const Call *c) {
   Tile *t = fresh(s, st->dst);
   (void)c;
   memset(t->def, 0, (size_t)t->R * t->C);
-  memset(t->d, 0, (size_t)t->R * t->C * sizeof *t->d);
   t->vr = t->vc = 0;
   commit(s, st->dst, t);
 }

@@ -306,7 +306,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     }
     join(t->vc, e->vc);
     sim_commit(s, st->dst, d);
-    Slot *sl = &s->slot[st->dst->id];
+    Slot *sl = sim_slot(s, st->dst);
     p->fq[who][p->nf[who]].seq = seq;
     p->fq[who][p->nf[who]].v = st->dst;
     p->fq[who][p->nf[who]++].gen = sl->gen[T];
@@ -319,7 +319,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     if (!p->nf[who]) SIM_ERR(s, c->loc, R_PIPE_FREED, "tfree with no popped entry outstanding");
     int seq = p->fq[who][0].seq;
     const Var *v = p->fq[who][0].v;
-    Slot *sl = &s->slot[v->id];
+    Slot *sl = sim_slot(s, v);
     if (sl->gen[T] == p->fq[who][0].gen) sl->freed[T] = true;
     memmove(&p->fq[who][0], &p->fq[who][1], (size_t)(--p->nf[who]) * sizeof p->fq[who][0]);
     Ent *e = &p->ent[seq % p->slots];

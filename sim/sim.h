@@ -71,7 +71,7 @@ struct Sim {
   Arena *A;
   const Kernel *k;
   Gm *gm;                                       /* by var id (tensors) */
-  Slot *slot;                                   /* by var id (tiles) */
+  Slot **slot;                                  /* by var id (tiles), made on first assignment */
   int64_t *ival[SIM_CTX];                       /* loop variables, by context and var id */
   int64_t *sval[SIM_CTX];                       /* computed scalars, by context and var id */
   int lane;                                     /* lane number of the statement running */
@@ -96,6 +96,7 @@ struct Sim {
 void sim_exec(Sim *s, const Stmt *st);          /* one non-pipe statement in the current context */
 Tile *sim_value(Sim *s, const Arg *a);
 Tile *sim_fresh(Sim *s, const Var *v);
+Slot *sim_slot(Sim *s, const Var *v);           /* the variable's storage, made on first use */
 void sim_commit(Sim *s, const Var *v, Tile *t);
 int64_t sim_ieval(Sim *s, const Aff *a);
 
