@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMFLAGS ?=
 
-.PHONY: all deps build test test-sanitize fuzz clean
+.PHONY: all deps build test test-sanitize fuzz libfuzzer afl clean
 
 all: build
 
@@ -26,5 +26,19 @@ fuzz: build
 	@$(BUILD)/bin/ptofuzz run --time=60 --jobs=$(JOBS) --db=findings.db
 	@echo "look at the findings:  $(BUILD)/bin/ptofuzz db list   (show ID, export ID, stats)"
 
+# Coverage-guided fuzzing: libFuzzer (clang) and AFL++ (afl-clang-fast), each
+# on the generator's byte choice source; crashes land in fuzz-out/.
+libfuzzer: deps
+	@cmake -S . -B build-libfuzzer -DCMAKE_C_COMPILER=clang -DPTO_LIBFUZZER=ON >/dev/null
+	@cmake --build build-libfuzzer -j $(JOBS) --target ptofuzz-libfuzzer -- --no-print-directory
+	@mkdir -p fuzz-out/libfuzzer
+	build-libfuzzer/bin/ptofuzz-libfuzzer -max_total_time=60 -artifact_prefix=fuzz-out/libfuzzer/ fuzz-out/libfuzzer
+
+afl: deps
+	@cmake -S . -B build-afl -DCMAKE_C_COMPILER=afl-clang-fast >/dev/null
+	@cmake --build build-afl -j $(JOBS) --target ptofuzz-stdin -- --no-print-directory
+	@mkdir -p fuzz-out/afl/in && printf '\0' > fuzz-out/afl/in/empty
+	AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 afl-fuzz -V 60 -i fuzz-out/afl/in -o fuzz-out/afl/out -- build-afl/bin/ptofuzz-stdin
+
 clean:
-	rm -rf build build-sanitize
+	rm -rf build build-sanitize build-libfuzzer build-afl

@@ -49,6 +49,11 @@ ok $? "campaign-3.1 kill -9 of a campaign leaves a database that passes integrit
 "$F" run --count=10 --seed=12 --db="$T/k.db" --quiet >/dev/null 2>&1
 ok $? "campaign-3.2 the killed campaign's database takes the next campaign"
 
+printf '' | "$B/bin/ptofuzz-stdin" && printf 'ptofuzz\001\377\020' | "$B/bin/ptofuzz-stdin"
+ok $? "campaign-5.1 the fuzzer entry point checks an empty and a short input without a finding"
+head -c 4096 /dev/zero | "$B/bin/ptofuzz-stdin"
+ok $? "campaign-5.2 zero bytes are default choices: a valid kernel, no finding"
+
 "$F" run --count=5 --bugs=no-such-defect --db="$T/x.db" --quiet >/dev/null 2>&1
 [ $? = 1 ]
 ok $? "campaign-4.1 an unknown defect is a usage error"
