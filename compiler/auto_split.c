@@ -43,51 +43,13 @@ static void set_ext(Var *v, int ax, int e) {
   else v->R = e;
 }
 
-static Aff cst(int x) { return (Aff){.c = x}; }
+static Aff cst(int x) { return ir_aff_cst(x); }
 static Aff plus_lane(AS *a, Aff x, int coef) {
-  for (int i = 0; i < x.n; i++)
-    if (x.v[i] == a->lane->id) {
-      x.k[i] += coef;
-      return x;
-    }
-  ASSERT(x.n < IR_MAXT);
-  int i = x.n++;
-  while (i > 0 && x.v[i - 1] > a->lane->id) x.v[i] = x.v[i - 1], x.k[i] = x.k[i - 1], i--;
-  x.v[i] = a->lane->id;
-  x.k[i] = coef;
-  return x;
+  Aff l = ir_aff_var(a->lane, coef);
+  return ir_aff_add(x, &l, 1);
 }
 static Aff addc(Aff x, int c) {
   x.c += c;
-  return x;
-}
-static Aff sub_aff(Aff x, const Aff *y) {
-  x.c -= y->c;
-  for (int i = 0; i < y->n; i++) {
-    int j = 0;
-    while (j < x.n && x.v[j] != y->v[i]) j++;
-    if (j == x.n) {
-      ASSERT(x.n < IR_MAXT);
-      int p = x.n++;
-      while (p > 0 && x.v[p - 1] > y->v[i]) x.v[p] = x.v[p - 1], x.k[p] = x.k[p - 1], p--;
-      x.v[p] = y->v[i];
-      x.k[p] = 0;
-      j = p;
-    }
-    x.k[j] -= y->k[i];
-    if (!x.k[j]) {
-      memmove(&x.v[j], &x.v[j + 1], (size_t)(x.n - j - 1) * sizeof x.v[0]);
-      memmove(&x.k[j], &x.k[j + 1], (size_t)(x.n - j - 1) * sizeof x.k[0]);
-      x.n--;
-    }
-  }
-  return x;
-}
-static Aff var_aff(const Var *v) {
-  Aff x = {0};
-  x.n = 1;
-  x.v[0] = v->id;
-  x.k[0] = 1;
   return x;
 }
 
@@ -112,7 +74,7 @@ static Aff localise(AS *a, Loc loc, Aff V, int S) {
     if (v0 == v1) return cst(v0);
   }
   Aff s = cst(S);
-  return var_aff(scalar(a, loc, OP_clamp, plus_lane(a, V, -S), cst(0), &s));
+  return ir_aff_var(scalar(a, loc, OP_clamp, plus_lane(a, V, -S), cst(0), &s), 1);
 }
 
 /* Does [r0, r0+h) lie within one lane's [L*S, L*S+S) on every iteration? */
@@ -130,17 +92,10 @@ static bool contained(AS *a, const Aff *r0, int h, int S, int i, int64_t acc) {
 static void set_valid(AS *a, Call *c, int R, int C, Aff axis) {
   Arg *v = ir_kwarg(c, KW_VALID);
   if (!v) {
-    Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
-    memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
-    v = &nv[c->nargs];
-    memset(v, 0, sizeof *v);
+    v = ir_kwarg_add(a->c, c, KW_VALID);
     v->k = A_IDX;
-    v->kw = KW_VALID;
-    v->loc = c->loc;
     v->ix[0] = cst(R);
     v->ix[1] = cst(C);
-    c->args = nv;
-    c->nargs++;
   }
   v->ix[a->ax] = axis;
 }
@@ -223,17 +178,10 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
       if (N == 1) return define(a, st, CL_REPL, 0);
       S = (N + 1) / 2;
       mi->num = S;
-      Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
-      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
-      Arg *w = &nv[c->nargs];
-      memset(w, 0, sizeof *w);
+      Arg *w = ir_kwarg_add(a->c, c, KW_WINDOW);
       w->k = A_IDX;
-      w->kw = KW_WINDOW;
-      w->loc = c->loc;
       w->ix[0] = plus_lane(a, cst(0), S);
       w->ix[1] = localise(a, st->loc, cst(len), S);
-      c->args = nv;
-      c->nargs++;
       return define(a, st, CL_HALF, N);
     }
     Arg *sz = ir_kwarg(c, KW_SIZE);
@@ -242,17 +190,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     if (Z % 2) UNSUP(sz->loc, E_SPLIT_EXTENT, "paged_gather of %d columns: an odd row cannot be split left_right", Z);
     S = Z / 2;
     sz->num = S;
-    Arg *co = ir_kwarg(c, KW_COL_OFF);
-    if (!co) {
-      Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
-      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
-      co = &nv[c->nargs];
-      memset(co, 0, sizeof *co);
-      co->kw = KW_COL_OFF;
-      co->loc = c->loc;
-      c->args = nv;
-      c->nargs++;
-    }
+    Arg *co = ir_kwarg_add(a->c, c, KW_COL_OFF);   /* absent: an integer 0 */
     Aff base = co->k == A_IEXPR ? co->ix[0] : cst((int)co->num);
     co->k = A_IEXPR;
     co->ix[0] = plus_lane(a, base, S);
@@ -300,12 +238,12 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Var *off = scalar(a, st->loc, OP_clamp, plus_lane(a, r0, -St), cst(0), &lim);
     Var *hi = scalar(a, st->loc, OP_imin, addc(r0, h), plus_lane(a, cst(St), St), NULL);
     Var *lo = scalar(a, st->loc, OP_imax, r0, plus_lane(a, cst(0), St), NULL);
-    Aff hh = cst(h), lov = var_aff(lo);
-    Var *vv = scalar(a, st->loc, OP_clamp, sub_aff(var_aff(hi), &lov), cst(0), &hh);
-    o->ix[ax] = var_aff(off);
+    Aff hh = cst(h), lov = ir_aff_var(lo, 1);
+    Var *vv = scalar(a, st->loc, OP_clamp, ir_aff_add(ir_aff_var(hi, 1), &lov, -1), cst(0), &hh);
+    o->ix[ax] = ir_aff_var(off, 1);
     Arg *old = ir_kwarg(c, KW_VALID);
-    Aff bound = var_aff(vv);
-    if (old) bound = var_aff(scalar(a, st->loc, OP_imin, old->ix[ax], bound, NULL));   /* both bounds hold */
+    Aff bound = ir_aff_var(vv, 1);
+    if (old) bound = ir_aff_var(scalar(a, st->loc, OP_imin, old->ix[ax], bound, NULL), 1);   /* both bounds hold */
     set_valid(a, c, sh->ix[0].c, sh->ix[1].c, bound);
     return define(a, st, CL_OWN, 0);
   }
@@ -331,16 +269,9 @@ static void store_stmt(AS *a, Call *c) {
     Arg *o = idx_arg(c, 1);
     o->ix[a->ax] = plus_lane(a, o->ix[a->ax], SOF(a, t));
   } else if (cl == CL_REPL) {
-    Arg *nv = ir_alloc(a->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
-    memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
-    Arg *l = &nv[c->nargs];
-    memset(l, 0, sizeof *l);
+    Arg *l = ir_kwarg_add(a->c, c, KW_LANE);   /* lane=0: lane 0 only */
     l->k = A_NUM;
     l->isint = true;
-    l->kw = KW_LANE;
-    l->loc = c->loc;
-    c->args = nv;
-    c->nargs++;
   }
 }
 

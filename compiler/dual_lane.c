@@ -15,19 +15,6 @@
 
 #include <string.h>
 
-static Arg *add_kw(Comp *c, Call *cl, Kw kw) {
-  Arg *a = ir_kwarg(cl, kw);
-  if (a) return a;
-  Arg *nv = ir_alloc(c->A, (size_t)(cl->nargs + 1) * sizeof *nv);
-  memcpy(nv, cl->args, (size_t)cl->nargs * sizeof *nv);
-  a = &nv[cl->nargs];
-  a->kw = kw;
-  a->loc = cl->loc;
-  cl->args = nv;
-  cl->nargs++;
-  return a;
-}
-
 static Stmt *copy_stmt(Comp *c, const Stmt *s) {
   Stmt *r = ir_alloc(c->A, sizeof *r);
   *r = *s;
@@ -42,7 +29,7 @@ static Stmt *copy_stmt(Comp *c, const Stmt *s) {
 }
 
 static void zero_valid(Comp *c, Call *cl) {
-  Arg *v = add_kw(c, cl, cl->op == OP_paged_gather ? KW_WINDOW : KW_VALID);
+  Arg *v = ir_kwarg_add(c, cl, cl->op == OP_paged_gather ? KW_WINDOW : KW_VALID);
   v->k = A_IDX;
   memset(v->ix, 0, sizeof v->ix);
 }
@@ -123,7 +110,7 @@ static void inline_regions(Comp *c, Body *b, Var *lane, int from, Body *out) {
           relane_aff(&cl->args[j].ix[1], from, lane->id);
         }
       if (from < 0 && cl->op == OP_store && !ir_kwarg(cl, KW_LANE)) {
-        Arg *l = add_kw(c, cl, KW_LANE);
+        Arg *l = ir_kwarg_add(c, cl, KW_LANE);
         l->k = A_NUM;
         l->isint = true;
         l->num = 0;

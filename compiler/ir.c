@@ -99,6 +99,39 @@ void ir_body_push(Comp *c, Body *b, Stmt *s) {
 
 bool ir_aff_const(const Aff *a) { return a->n == 0; }
 
+Aff ir_aff_var(const Var *v, int k) {
+  Aff a = {0};
+  a.n = 1;
+  a.v[0] = v->id;
+  a.k[0] = k;
+  return a;
+}
+
+/* a + sign*b: terms kept ordered by variable id, zero terms dropped. For the
+ * passes (an overflow of the term table is the compiler's own fault); the
+ * parser has its own version that reports the user's errors. */
+Aff ir_aff_add(Aff a, const Aff *b, int sign) {
+  a.c += sign * b->c;
+  for (int i = 0; i < b->n; i++) {
+    int j = 0;
+    while (j < a.n && a.v[j] != b->v[i]) j++;
+    if (j == a.n) {
+      ASSERT(a.n < IR_MAXT);
+      int p = a.n++;
+      while (p > 0 && a.v[p - 1] > b->v[i]) a.v[p] = a.v[p - 1], a.k[p] = a.k[p - 1], p--;
+      a.v[p] = b->v[i];
+      a.k[p] = 0;
+      j = p;
+    }
+    a.k[j] += sign * b->k[i];
+  }
+  int w = 0;
+  for (int i = 0; i < a.n; i++)
+    if (a.k[i]) a.v[w] = a.v[i], a.k[w++] = a.k[i];
+  a.n = w;
+  return a;
+}
+
 int ir_loop_trips(const Var *v) {
   if (v->kind == VK_LANE) return 2;
   if (v->kind != VK_LOOP) return 1;
@@ -161,6 +194,20 @@ Arg *ir_kwarg(Call *c, Kw kw) {
   for (int i = 0; i < c->nargs; i++)
     if (c->args[i].kw == kw) return &c->args[i];
   return NULL;
+}
+
+/* The keyword argument kw of c, appended (zeroed but for kw and loc) when absent. */
+Arg *ir_kwarg_add(Comp *cp, Call *c, Kw kw) {
+  Arg *a = ir_kwarg(c, kw);
+  if (a) return a;
+  Arg *nv = ir_alloc(cp->A, (size_t)(c->nargs + 1) * sizeof *nv);
+  memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
+  a = &nv[c->nargs];
+  a->kw = kw;
+  a->loc = c->loc;
+  c->args = nv;
+  c->nargs++;
+  return a;
 }
 
 Arg *ir_pos(Call *c, int i) {

@@ -89,14 +89,9 @@ static void body(LW *l, Body *b) {
       const Var *t = c->args[2].var;
       c->op = OP_tstore;
       if (t->svr >= 0 && t->svc >= 0) {
-        Arg *nv = ir_alloc(l->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
-        memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
-        Arg *p = &nv[c->nargs];
-        memset(p, 0, sizeof *p);
-        p->k = A_IDX, p->kw = KW_PART, p->loc = c->loc;
+        Arg *p = ir_kwarg_add(l->c, c, KW_PART);
+        p->k = A_IDX;
         p->ix[0] = cst(t->svr), p->ix[1] = cst(t->svc);
-        c->args = nv;
-        c->nargs++;
       }
       break;
     }
@@ -106,15 +101,10 @@ static void body(LW *l, Body *b) {
       const Var *a = c->args[0].var;            /* declare the destination's valid when static */
       bool row = ir_ops[c->op].kind == K_RRED;
       if (a->svr < 0 || a->svc < 0 || ir_kwarg(c, KW_VALID)) break;
-      Arg *nv = ir_alloc(l->c->A, (size_t)(c->nargs + 1) * sizeof *nv);
-      memcpy(nv, c->args, (size_t)c->nargs * sizeof *nv);
-      Arg *p = &nv[c->nargs];
-      memset(p, 0, sizeof *p);
-      p->k = A_IDX, p->kw = KW_VALID, p->loc = c->loc;
+      Arg *p = ir_kwarg_add(l->c, c, KW_VALID);
+      p->k = A_IDX;
       p->ix[0] = cst(row ? (a->svc ? a->svr : 0) : (a->svr ? 1 : 0));
       p->ix[1] = cst(row ? (a->svc ? 1 : 0) : (a->svr ? a->svc : 0));
-      c->args = nv;
-      c->nargs++;
       break;
     }
     case OP_move: c->op = OP_tmov; break;

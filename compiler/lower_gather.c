@@ -23,35 +23,7 @@ typedef struct {
   Kernel *k;
 } LG;
 
-static Aff cst(int x) { return (Aff){.c = x}; }
-static Aff var1(const Var *v, int k) {
-  Aff a = {0};
-  a.n = 1;
-  a.v[0] = v->id;
-  a.k[0] = k;
-  return a;
-}
-static Aff add(Aff a, const Aff *b) {
-  a.c += b->c;
-  for (int i = 0; i < b->n; i++) {
-    int j = 0;
-    while (j < a.n && a.v[j] != b->v[i]) j++;
-    if (j < a.n) {
-      a.k[j] += b->k[i];
-      continue;
-    }
-    ASSERT(a.n < IR_MAXT);
-    int p = a.n++;
-    while (p > 0 && a.v[p - 1] > b->v[i]) a.v[p] = a.v[p - 1], a.k[p] = a.k[p - 1], p--;
-    a.v[p] = b->v[i];
-    a.k[p] = b->k[i];
-  }
-  int w = 0;
-  for (int i = 0; i < a.n; i++)
-    if (a.k[i]) a.v[w] = a.v[i], a.k[w++] = a.k[i];
-  a.n = w;
-  return a;
-}
+static Aff cst(int x) { return ir_aff_cst(x); }
 
 static Var *scalar(LG *g, Body *out, Loc l, Op op, const char *pfx, Arg a0, Aff a1) {
   Var *v = ir_temp(g->c, g->k, pfx, VK_SCALAR, l);
@@ -114,17 +86,17 @@ static void lower(LG *g, Body *out, Stmt *st) {
   loop->iv->hi = dst->R;
   loop->iv->step = step;
   Body *b = &loop->body;
-  Aff row = var1(loop->iv, 1);
-  Var *j = scalar(g, b, l, OP_imin, "j", iarg(add(first, &row)), cst(len - 1));
+  Aff row = ir_aff_var(loop->iv, 1);
+  Var *j = scalar(g, b, l, OP_imin, "j", iarg(ir_aff_add(first, &row, 1)), cst(len - 1));
   Arg ta = {0};
   ta.k = A_VAR, ta.var = ix;
-  Var *x = scalar(g, b, l, OP_gm_read, "x", ta, var1(j, 1));
-  Var *p = scalar(g, b, l, OP_idiv, "p", iarg(var1(x, 1)), cst(B));
+  Var *x = scalar(g, b, l, OP_gm_read, "x", ta, ir_aff_var(j, 1));
+  Var *p = scalar(g, b, l, OP_idiv, "p", iarg(ir_aff_var(x, 1)), cst(B));
   ta.var = tb;
-  Var *e = scalar(g, b, l, OP_gm_read, "e", ta, var1(p, 1));
-  Var *o = scalar(g, b, l, OP_imod, "o", iarg(var1(x, 1)), cst(B));
-  Aff phys = var1(e, B), ov = var1(o, 1);
-  phys = add(phys, &ov);
+  Var *e = scalar(g, b, l, OP_gm_read, "e", ta, ir_aff_var(p, 1));
+  Var *o = scalar(g, b, l, OP_imod, "o", iarg(ir_aff_var(x, 1)), cst(B));
+  Aff phys = ir_aff_var(e, B), ov = ir_aff_var(o, 1);
+  phys = ir_aff_add(phys, &ov, 1);
   Stmt *gr = ir_stmt_op(g->c, l, dst, OP_gather_row, step > 1 ? 6 : 5);
   Arg *ga = gr->rhs.call->args;
   ga[0].k = A_VAR, ga[0].var = dst;

@@ -238,12 +238,16 @@ Stmt *ir_stmt_op(Comp *c, Loc loc, Var *dst, Op op, int nargs);            /* ar
 bool ir_has_split_aiv(const Body *b);
 void ir_body_push(Comp *c, Body *b, Stmt *s);
 bool ir_aff_const(const Aff *a);
+static inline Aff ir_aff_cst(int c) { return (Aff){.c = c}; }
+Aff ir_aff_var(const Var *v, int k);            /* k * v */
+Aff ir_aff_add(Aff a, const Aff *b, int sign);  /* a + sign * b */
 bool ir_aff_exact(const Kernel *k, const Aff *a);
 void ir_aff_range(const Kernel *k, const Aff *a, int64_t *lo, int64_t *hi);
 void ir_aff_range2(const Kernel *k, const Aff *a, const Aff *b, int s, int64_t *lo, int64_t *hi);
 int ir_loop_last(const Var *v);                 /* last value taken, lo when empty */
 int ir_loop_trips(const Var *v);
 Arg *ir_kwarg(Call *c, Kw kw);                 /* NULL when absent */
+Arg *ir_kwarg_add(Comp *cp, Call *c, Kw kw);   /* the keyword argument, appended when absent */
 Arg *ir_pos(Call *c, int i);                   /* i-th positional argument or NULL */
 int ir_npos(const Call *c);
 
