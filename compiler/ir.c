@@ -2,6 +2,7 @@
  * (variables, bodies, affine ranges, argument lookup). */
 #include "ptoc.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const OpInfo ir_ops[OP_N] = {
@@ -14,6 +15,38 @@ int ir_op_lookup(const char *s, size_t n) {
   for (int i = 0; i < OP_N; i++)
     if (n && ir_ops[i].name[0] == s[0] && !strncmp(ir_ops[i].name, s, n) && !ir_ops[i].name[n]) return i;
   return -1;
+}
+
+static const struct { const char *name, *pass; } bugs[BUG_N] = {
+#define BUG(id, name, pass) {name, pass},
+#include "defects.def"
+#undef BUG
+};
+const char *ir_bug_name(int b) { return b >= 0 && b < BUG_N ? bugs[b].name : NULL; }
+const char *ir_bug_pass(int b) { return b >= 0 && b < BUG_N ? bugs[b].pass : NULL; }
+
+bool ir_bugs_parse(const char *list, uint32_t *out, char *err, size_t n) {
+  *out = 0;
+  if (!strcmp(list, "none")) return true;
+  for (const char *p = list; *p;) {
+    size_t len = strcspn(p, ",");
+    int b = 0;
+    while (b < BUG_N && (strlen(bugs[b].name) != len || strncmp(bugs[b].name, p, len))) b++;
+    if (len && b == BUG_N) {
+      snprintf(err, n, "unknown defect '%.*s' (known: see docs/defects.md)", (int)len, p);
+      return false;
+    }
+    if (len) *out |= 1u << b;
+    p += len + (p[len] == ',');
+  }
+  return true;
+}
+
+void ir_bugs_format(uint32_t set, char *buf, size_t n) {
+  size_t at = 0;
+  if (n) buf[0] = 0;
+  for (int b = 0; b < BUG_N; b++)
+    if (set >> b & 1u && at < n) at += (size_t)snprintf(buf + at, n - at, "%s%s", at ? "," : "", bugs[b].name);
 }
 
 static const char *const kwnames[KW_N] = {"", "valid", "space", "trans_b", "block_size",

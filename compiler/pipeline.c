@@ -5,6 +5,7 @@
  * request and stops after a named pass. */
 #include "ptoc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *const ir_pass_names[] = {"parse",        "flatten",   "infer_space", "auto_split",
@@ -79,6 +80,14 @@ Kernel *pass_pipeline(Comp *c, const PipeOpts *o) {
 Kernel *ir_front(Comp *c) {
   PipeOpts o = {.stop_after = "flatten"};
   return pass_pipeline(c, &o);
+}
+
+bool ir_bugs_option(const char *tool, const char *list, uint32_t *bugs) {
+  if (!list) list = getenv("PTOFUZZ_BUGS");
+  char err[200];
+  if (!list || ir_bugs_parse(list, bugs, err, sizeof err)) return true;
+  fprintf(stderr, "%s: %s\n", tool, err);
+  return false;
 }
 
 bool ir_comp_flag(CompOpts *o, const char *a) {

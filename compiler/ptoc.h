@@ -75,6 +75,22 @@ _Noreturn void ir_error(Comp *c, Loc loc, DiagCode code, const char *fmt, ...);
 void ir_diag_print(FILE *f, const Src *src, const Diag *d);
 bool ir_read_file(Arena *a, const char *path, Src *out);
 
+/* ---- ir.c: the defect catalogue (defects.def) ------------------------------ */
+
+typedef enum {
+#define BUG(id, name, pass) BUG_##id,
+#include "defects.def"
+#undef BUG
+  BUG_N
+} Bug;
+#define IR_BUG(c, id) ((((c)->o.bugs) >> BUG_##id) & 1u)   /* is defect id switched on? */
+const char *ir_bug_name(int b);                 /* NULL past the end */
+const char *ir_bug_pass(int b);
+/* "a,b" (or "" / "none") -> bit set; false with a message in err on an unknown name. */
+bool ir_bugs_parse(const char *list, uint32_t *bugs, char *err, size_t n);
+/* The names of a bit set, comma-separated, into buf. */
+void ir_bugs_format(uint32_t bugs, char *buf, size_t n);
+
 /* ---- ops.def: the op table ------------------------------------------------ */
 
 typedef enum { SD_VEC, SD_CUBE, SD_SPACE, SD_OPND, SD_SHARD, SD_JOIN, SD_MOVE, SD_SCALAR, SD_PIPE } Side;
@@ -333,7 +349,9 @@ extern const char *const ir_pass_names[];       /* NULL-terminated */
 Kernel *pass_pipeline(Comp *c, const PipeOpts *o);
 /* Front end only: parse + typecheck + flatten (what the golden run executes). */
 Kernel *ir_front(Comp *c);
-/* Parse one compile flag (--split= --target= --unroll= --bugs= --allow-mixed-modes). */
+/* Parse one compile flag (--split= --target= --unroll= --allow-mixed-modes). */
 bool ir_comp_flag(CompOpts *o, const char *arg);
+/* The defects of --bugs=LIST, else of PTOFUZZ_BUGS; false (message printed, prefixed by tool) on an unknown name. */
+bool ir_bugs_option(const char *tool, const char *list, uint32_t *bugs);
 
 #endif

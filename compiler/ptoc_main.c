@@ -25,9 +25,12 @@ int main(int argc, char **argv) {
   const char *file = NULL;
   PipeOpts o = {.out = stdout};
   CompOpts co = {.split = -1, .target = -1};
+  const char *bugs = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (ir_comp_flag(&co, a)) continue;
+    if (!strncmp(a, "--bugs=", 7)) bugs = a + 7;
+    else
     if (!strncmp(a, "--print-after=", 14) && known_pass(a + 14, true)) o.print_after = a + 14;
     else if (!strncmp(a, "--stop-after=", 13) && known_pass(a + 13, false)) o.stop_after = a + 13;
     else if (a[0] == '-' || file) {
@@ -36,6 +39,7 @@ int main(int argc, char **argv) {
     } else file = a;
   }
   if (!file) return usage();
+  if (!ir_bugs_option("ptoc", bugs, &co.bugs)) return 1;
   Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {
     fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);

@@ -217,9 +217,9 @@ static void record(Parent *p, const Msg *m) {
   char err[256];
   bool is_new;
   DbFinding f = {m->s[0], m->s[1], m->s[2], m->s[3], m->s[4], m->s[5], m->s[6], m->s[7], m->s[5]};
-  char flags[96];
-  snprintf(flags, sizeof flags, "--bugs=%s schedule=%s", p->o->bugs_text ? p->o->bugs_text : "",
-           m->sched ? "random" : "rr");
+  char flags[600], names[500];
+  ir_bugs_format(p->o->bugs, names, sizeof names);
+  snprintf(flags, sizeof flags, "--bugs=%s schedule=%s", names, m->sched ? "random" : "rr");
   DbTestcase t = {m->s[8], NULL, orc_variants[m->variant % ORC_NVARIANT], flags,
                   fz_kernel_seed(p->o->seed, m->index), 0};
   if (db_record(p->db, p->campaign, &f, &t, &is_new, err, sizeof err) < 0)
@@ -352,17 +352,21 @@ static void status(const Shared *sh, int jobs, double elapsed, int unique, bool 
   fflush(f);
 }
 
+/* The default policy, overridden by --policy=F; false (reported) on a bad file. */
+static bool load_policy(const FzRunOpts *o, FzPolicy *pol) {
+  fz_policy_default(pol);
+  char err[256];
+  if (o->policy_path && !fz_policy_load(pol, o->policy_path, err, sizeof err)) {
+    fprintf(stderr, "ptofuzz: %s\n", err);
+    return false;
+  }
+  return true;
+}
+
 int fz_run(const FzRunOpts *o) {
   int jobs = o->jobs < 1 ? 1 : o->jobs > MAXJOBS ? MAXJOBS : o->jobs;
   FzPolicy pol;
-  fz_policy_default(&pol);
-  if (o->policy_path) {
-    char err[256];
-    if (!fz_policy_load(&pol, o->policy_path, err, sizeof err)) {
-      fprintf(stderr, "ptofuzz: %s\n", err);
-      return 1;
-    }
-  }
+  if (!load_policy(o, &pol)) return 1;
   char err[256];
   Db *db = db_open(o->db, err, sizeof err);
   if (!db) {
@@ -374,7 +378,9 @@ int fz_run(const FzRunOpts *o) {
   FILE *pf = open_memstream(&poltext, &polen);
   fz_policy_print(&pol, pf);
   fclose(pf);
-  DbCampaign dc = {"prng", poltext, o->bugs_text ? o->bugs_text : "", PTOFUZZ_VERSION, o->seed};
+  char names[500];
+  ir_bugs_format(o->bugs, names, sizeof names);
+  DbCampaign dc = {"prng", poltext, names, PTOFUZZ_VERSION, o->seed};
   Parent p = {.o = o, .pol = &pol, .db = db};
   p.campaign = db_campaign_begin(db, &dc);
   free(poltext);
@@ -465,14 +471,13 @@ static double cpu_s(void) {
  * or noisy machine disturbs far less than wall time. The phase shares are of
  * the wall time spent checking. --count=N checks exactly N kernels (for
  * instruction counts under callgrind, which do not depend on the machine). */
-int fz_bench_throughput(double seconds, int64_t count, uint64_t seed) {
+int fz_bench_throughput(const FzRunOpts *o) {
   FzPolicy pol;
-  fz_policy_default(&pol);
-  FzRunOpts o = {.seed = seed};
+  if (!load_policy(o, &pol)) return 1;
   Shared sh = {0};
   double t0 = now_s(), c0 = cpu_s();
   int64_t i = 0;
-  while (count ? i < count : now_s() - t0 < seconds) check_one(&o, &pol, i++, &sh, -1);
+  while (o->count ? i < o->count : now_s() - t0 < o->seconds) check_one(o, &pol, i++, &sh, -1);
   double total = now_s() - t0, cpu = cpu_s() - c0;
   printf("throughput: kernels_per_s_per_core=%.1f gen=%.3f compile=%.3f sim=%.3f compare=%.3f\n", sh.kernels / cpu,
          sh.t_gen / total, sh.t_compile / total, (sh.t_golden + sh.t_sim) / total, sh.t_compare / total);

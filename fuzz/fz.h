@@ -290,7 +290,7 @@ typedef struct {
 } FzRunOpts;
 
 int fz_run(const FzRunOpts *o);                 /* exit status */
-int fz_bench_throughput(double seconds, int64_t count, uint64_t seed);
+int fz_bench_throughput(const FzRunOpts *o);    /* seconds or count, seed, policy, bugs */
 uint64_t fz_kernel_seed(uint64_t seed, int64_t i);                  /* kernel i of a campaign */
 char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len);   /* malloc'd */
 

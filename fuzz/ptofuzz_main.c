@@ -2,7 +2,7 @@
  *   diff FILE [--bugs=LIST]     one kernel through the oracle; exit 0 clean, 3 finding
  *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]
  *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]
- *   bench throughput [--time=S | --count=N] [--seed=N]
+ *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST]
  *   db (list|show ID|stats|merge F...|export ID) [--db=F]
  * `diff` runs the check in a child process so a crash becomes an outcome. */
 #include "fz.h"
@@ -23,7 +23,7 @@ static int usage(void) {
   fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N]\n"
         "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]\n"
         "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
-        "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N]\n"
+        "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST]\n"
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n", stderr);
   return 1;
 }
@@ -45,17 +45,10 @@ static bool flag(const char *a, const char *key, const char **out) {
   return true;
 }
 
-static bool parse_bugs(const char *text, uint32_t *bugs) {
-  *bugs = 0;
-  if (!*text || !strcmp(text, "none")) return true;
-  fprintf(stderr, "ptofuzz: unknown defect list '%s' (the defect catalogue is not built yet)\n", text);
-  return false;
-}
+static bool parse_bugs(const char *text, uint32_t *bugs) { return ir_bugs_option("ptofuzz", text, bugs); }
 
 static int run(int argc, char **argv) {
-  FzRunOpts o = {.seconds = 60, .jobs = 1, .db = "findings.db", .bugs_text = ""};
-  const char *env = getenv("PTOFUZZ_BUGS");
-  if (env) o.bugs_text = env;
+  FzRunOpts o = {.seconds = 60, .jobs = 1, .db = "findings.db", .bugs_text = getenv("PTOFUZZ_BUGS")};
   for (int i = 0; i < argc; i++) {
     double v;
     const char *a = argv[i];
@@ -132,11 +125,17 @@ static int gen(int argc, char **argv) {
 
 static int bench(int argc, char **argv) {
   if (argc < 1 || strcmp(argv[0], "throughput")) return usage();
-  double secs = 10, seed = 1, count = 0;
-  for (int i = 1; i < argc; i++)
-    if (!num(argv[i], "--time=", &secs) && !num(argv[i], "--seed=", &seed) && !num(argv[i], "--count=", &count))
-      return usage();
-  return fz_bench_throughput(secs, (int64_t)count, (uint64_t)seed);
+  FzRunOpts o = {.seconds = 10, .seed = 1, .bugs_text = getenv("PTOFUZZ_BUGS")};
+  for (int i = 1; i < argc; i++) {
+    double v;
+    const char *a = argv[i];
+    if (num(a, "--time=", &v)) o.seconds = v, o.count = 0;
+    else if (num(a, "--count=", &v)) o.count = (int64_t)v;
+    else if (num(a, "--seed=", &v)) o.seed = (uint64_t)v;
+    else if (!flag(a, "--policy=", &o.policy_path) && !flag(a, "--bugs=", &o.bugs_text)) return usage();
+  }
+  if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
+  return fz_bench_throughput(&o);
 }
 
 static int dbcmd(int argc, char **argv) {
@@ -211,7 +210,7 @@ static int diff(int argc, char **argv) {
     } else if (argv[i][0] == '-' || file) return usage();
     else file = argv[i];
   }
-  if (bugs && !parse_bugs(bugs, &o.bugs)) return 1;
+  if (!parse_bugs(bugs, &o.bugs)) return 1;
   if (!file) return usage();
   Arena *A = ir_arena_new();
   Src src;

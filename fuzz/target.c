@@ -33,12 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t len;
   char *text = fz_emit(k, &len);
   fz_free(k);
-  OrcOpts o = {.input_seed = 1, .sched_seed = 1, .bugs = 0};
-  const char *bugs = getenv("PTOFUZZ_BUGS");
-  if (bugs && *bugs && strcmp(bugs, "none")) {
-    fprintf(stderr, "ptofuzz: PTOFUZZ_BUGS='%s': the defect catalogue is not built yet\n", bugs);
-    abort();
-  }
+  OrcOpts o = {.input_seed = 1, .sched_seed = 1};
+  if (!ir_bugs_option("ptofuzz", NULL, &o.bugs)) exit(1);   /* PTOFUZZ_BUGS names an unknown defect */
   OrcResult res;
   orc_check(&(Src){"fuzz", text, len}, &o, &res);
   if (res.finding) {

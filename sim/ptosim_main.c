@@ -29,9 +29,11 @@ int main(int argc, char **argv) {
   PipeOpts po = {0};
   bool compiled = false;
   uint64_t sched = 0;
+  const char *bugs = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (ir_comp_flag(&co, a)) {
+    if (!strncmp(a, "--bugs=", 7)) bugs = a + 7;
+    if (ir_comp_flag(&co, a) || bugs == a + 7) {
       compiled = true;
       continue;
     }
@@ -51,6 +53,7 @@ int main(int argc, char **argv) {
     } else file = a;
   }
   if (!file || ref == compiled) return usage();
+  if (!ir_bugs_option("ptosim", bugs, &co.bugs)) return 1;
   Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {
     fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);
