@@ -254,3 +254,57 @@ int ir_npos(const Call *c) {
   for (int j = 0; j < c->nargs; j++) n += c->args[j].kw == KW_NONE;
   return n;
 }
+
+/* ---- cloning: a deep copy into another arena (variables remapped by id) ------ */
+
+typedef struct {
+  Arena *A;
+  Var **map;                                    /* old id -> new var */
+} Clone;
+
+static Var *cl_var(const Clone *cl, const Var *v) { return v ? cl->map[v->id] : NULL; }
+static Call *cl_call(const Clone *cl, const Call *c);
+static void cl_arg(const Clone *cl, Arg *dst, const Arg *src) {
+  *dst = *src;
+  dst->var = cl_var(cl, src->var);
+  if (src->call) dst->call = cl_call(cl, src->call);
+}
+static Call *cl_call(const Clone *cl, const Call *c) {
+  Call *n = ir_alloc_raw(cl->A, sizeof *n);
+  *n = *c;
+  n->args = c->nargs ? ir_alloc_raw(cl->A, (size_t)c->nargs * sizeof *n->args) : NULL;
+  for (int i = 0; i < c->nargs; i++) cl_arg(cl, &n->args[i], &c->args[i]);
+  return n;
+}
+static void cl_body(const Clone *cl, Body *dst, const Body *src);
+static Stmt *cl_stmt(const Clone *cl, const Stmt *s) {
+  Stmt *n = ir_alloc_raw(cl->A, sizeof *n);
+  *n = *s;
+  n->dst = cl_var(cl, s->dst);
+  n->iv = cl_var(cl, s->iv);
+  cl_arg(cl, &n->rhs, &s->rhs);
+  cl_body(cl, &n->body, &s->body);
+  cl_body(cl, &n->other, &s->other);
+  return n;
+}
+static void cl_body(const Clone *cl, Body *dst, const Body *src) {
+  dst->n = dst->cap = src->n;
+  dst->v = src->n ? ir_alloc_raw(cl->A, (size_t)src->n * sizeof *dst->v) : NULL;
+  for (int i = 0; i < src->n; i++) dst->v[i] = cl_stmt(cl, src->v[i]);
+}
+
+Kernel *ir_clone(Arena *A, const Kernel *k) {
+  Kernel *n = ir_alloc_raw(A, sizeof *n);
+  *n = *k;
+  n->capvars = k->nvars > 32 ? k->nvars : 32;
+  n->vars = ir_alloc_raw(A, (size_t)n->capvars * sizeof *n->vars);
+  for (int i = 0; i < k->nvars; i++) {
+    n->vars[i] = ir_alloc_raw(A, sizeof *n->vars[i]);
+    *n->vars[i] = *k->vars[i];
+  }
+  Clone cl = {A, n->vars};
+  n->params = k->np ? ir_alloc_raw(A, (size_t)k->np * sizeof *n->params) : NULL;
+  for (int i = 0; i < k->np; i++) n->params[i] = cl_var(&cl, k->params[i]);
+  cl_body(&cl, &n->body, &k->body);
+  return n;
+}

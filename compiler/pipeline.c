@@ -52,7 +52,8 @@ static const struct {
     {"verify_backend", pass_verify_backend, false},
 };
 
-Kernel *pass_pipeline(Comp *c, const PipeOpts *o) {
+/* From text (front == NULL), or from a copy of a flattened front-end kernel. */
+static Kernel *pipeline(Comp *c, const Kernel *front, const PipeOpts *o) {
   jmp_buf jb;
   jmp_buf *saved = c->jb;
   c->jb = &jb;
@@ -60,13 +61,14 @@ Kernel *pass_pipeline(Comp *c, const PipeOpts *o) {
     c->jb = saved;
     return NULL;
   }
-  c->pass = "parse";
-  Kernel *k = ir_parse(c);
-  ir_typecheck(c, k);
+  size_t first = front ? 1 : 0;                 /* passes[0] is flatten */
+  c->pass = front ? "flatten" : "parse";
+  Kernel *k = front ? ir_clone(c->A, front) : ir_parse(c);
+  if (!front) ir_typecheck(c, k);
   if (c->o.split >= 0) k->split = (Mode)c->o.split;
   if (c->o.target >= 0) k->target = (Target)c->o.target;
-  if (!after(c, o, k, "parse")) {
-    for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++) {
+  if (!after(c, o, k, c->pass)) {
+    for (size_t i = first; i < sizeof passes / sizeof passes[0]; i++) {
       c->pass = passes[i].name;
       passes[i].fn(c, k);
       if (passes[i].transforms) verify(c, k, passes[i].name);
@@ -75,6 +77,13 @@ Kernel *pass_pipeline(Comp *c, const PipeOpts *o) {
   }
   c->jb = saved;
   return k;
+}
+
+Kernel *pass_pipeline(Comp *c, const PipeOpts *o) { return pipeline(c, NULL, o); }
+
+Kernel *pass_pipeline_from(Comp *c, const Kernel *front, const PipeOpts *o) {
+  ASSERT(front && !front->expanded);
+  return pipeline(c, front, o);
 }
 
 Kernel *ir_front(Comp *c) {

@@ -266,6 +266,9 @@ Arg *ir_kwarg(Call *c, Kw kw);                 /* NULL when absent */
 Arg *ir_kwarg_add(Comp *cp, Call *c, Kw kw);   /* the keyword argument, appended when absent */
 Arg *ir_pos(Call *c, int i);                   /* i-th positional argument or NULL */
 int ir_npos(const Call *c);
+/* A deep copy into arena A; names and tensor initialisers are shared, so the
+ * source's arena must outlive the copy. */
+Kernel *ir_clone(Arena *A, const Kernel *k);
 
 /* ---- lex.c ---------------------------------------------------------------- */
 
@@ -349,6 +352,10 @@ extern const char *const ir_pass_names[];       /* NULL-terminated */
 Kernel *pass_pipeline(Comp *c, const PipeOpts *o);
 /* Front end only: parse + typecheck + flatten (what the golden run executes). */
 Kernel *ir_front(Comp *c);
+/* The passes after flatten on a copy of a front-end kernel (ir_front's result,
+ * which must outlive the result): what pass_pipeline gives from the same text,
+ * without parsing, typechecking and flattening it again. */
+Kernel *pass_pipeline_from(Comp *c, const Kernel *front, const PipeOpts *o);
 /* Parse one compile flag (--split= --target= --unroll= --allow-mixed-modes). */
 bool ir_comp_flag(CompOpts *o, const char *arg);
 /* The defects of --bugs=LIST, else of PTOFUZZ_BUGS; false (message printed, prefixed by tool) on an unknown name. */

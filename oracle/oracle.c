@@ -62,15 +62,17 @@ typedef struct {
   double compile_ms;                            /* the pipeline alone, not the run */
 } Run;
 
-static void run_level(Run *r, const Src *src, int v, const char *stop, const OrcOpts *o, uint64_t sched,
-                      const Sim *inputs) {
+/* Compile variant v from a copy of the front-end kernel gk (parsed, typechecked and
+ * flattened once per kernel), up to pass stop or to the end. */
+static void run_level(Run *r, const Src *src, const Kernel *gk, int v, const char *stop, const OrcOpts *o,
+                      uint64_t sched, const Sim *inputs) {
   memset(r, 0, sizeof *r);
   r->c.A = ir_arena_new();
   r->c.src = *src;
   r->c.o = (CompOpts){.split = vopt[v].split, .target = vopt[v].target, .bugs = o->bugs};
   PipeOpts po = {.stop_after = stop};
   double t0 = now_ms();
-  r->k = pass_pipeline(&r->c, &po);
+  r->k = pass_pipeline_from(&r->c, gk, &po);
   r->compile_ms = now_ms() - t0;
   if (!r->k) return;
   r->compiled = true;
@@ -118,7 +120,7 @@ static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel
                    const Sim *inputs) {
   for (int p = 1; ir_pass_names[p]; p++) {
     Run r;
-    run_level(&r, src, v, ir_pass_names[p], o, vr->sched ? o->sched_seed : 0, inputs);
+    run_level(&r, src, gk, v, ir_pass_names[p], o, vr->sched ? o->sched_seed : 0, inputs);
     char pat[12];
     bool bad = !r.compiled || !r.ran ||
                !same_outputs(g, gk, r.s, r.k, vopt[v].split == MODE_LR, pat, sizeof pat);
@@ -154,7 +156,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
   }
   Run r;
   if (o->progress) o->progress(o->ctx, v, 0);
-  run_level(&r, src, v, NULL, o, ~0ull, inputs);   /* compile only */
+  run_level(&r, src, gk, v, NULL, o, ~0ull, inputs);   /* compile only */
   tm->t_compile += r.compile_ms;
   for (int sc = 0; sc < ORC_NSCHED; sc++) {
     VarResult *x = &vr[sc];

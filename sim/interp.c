@@ -52,23 +52,18 @@ static void gm_set(Gm *g, int r, int c, Elem e) {
   }
 }
 
+/* Outputs start as canaries; inputs take their initialiser or seeded small values. */
 static void gm_init(Sim *s, Gm *g, uint64_t *rng) {
   const Var *v = g->v;
   g->rows = v->dim[0];
   g->cols = v->dim[1];
   size_t n = (size_t)g->rows * g->cols;
-  g->bytes = ir_alloc(s->A, n * (size_t)ir_dtype_bytes(v->dt));
+  int eb = ir_dtype_bytes(v->dt);
+  g->bytes = ir_alloc_raw(s->A, n * (size_t)eb);
   for (size_t i = 0; i < n; i++) {
     Elem e;
-    int r = (int)(i / (size_t)g->cols), c = (int)(i % (size_t)g->cols);
-    if (v->dir == DIR_OUT) {
-      if (v->dt == DT_F16) {
-        uint16_t h = SIM_CANARY_F16;
-        memcpy(g->bytes + 2 * i, &h, 2);
-        continue;
-      }
-      e.i = v->dt == DT_F32 ? (int32_t)SIM_CANARY_F32 : (int32_t)SIM_CANARY_I32;
-    } else if (v->init) {
+    if (v->dir == DIR_OUT) e.i = v->dt == DT_I32 ? (int32_t)SIM_CANARY_I32 : (int32_t)SIM_CANARY_F32;
+    else if (v->init) {
       if (v->dt == DT_I32) e.i = (int32_t)v->init[i];
       else e.f = (float)v->init[i];
     } else {
@@ -76,7 +71,12 @@ static void gm_init(Sim *s, Gm *g, uint64_t *rng) {
       if (v->dt == DT_I32) e.i = (int32_t)(x % 9) - 4;
       else e.f = (float)((int)(x % 65) - 32) / 16.0f;
     }
-    gm_set(g, r, c, e);
+    if (eb == 4) {
+      memcpy(g->bytes + 4 * i, &e, 4);
+    } else {                                    /* f16: canaries have their own pattern; inputs are exact */
+      uint16_t h = v->dir == DIR_OUT ? (uint16_t)SIM_CANARY_F16 : sim_f32_to_f16(e.f);
+      memcpy(g->bytes + 2 * i, &h, 2);
+    }
   }
 }
 
@@ -107,6 +107,10 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
     size_t n = (size_t)src->rows * src->cols * (size_t)ir_dtype_bytes(src->v->dt);
     g->rows = src->rows;
     g->cols = src->cols;
+    if (g->v->dir == DIR_IN) {                  /* never written (a store to it does not typecheck): shared */
+      g->bytes = src->bytes;
+      continue;
+    }
     g->bytes = ir_alloc_raw(s->A, n);
     memcpy(g->bytes, src->bytes, n);
   }
@@ -386,6 +390,7 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
   (void)st;
   if (ir_kwarg((Call *)c, KW_LANE) && s->lane != 0) return;
   Gm *g = tensor(s, P(c, 0));
+  ASSERT(g->v->dir != DIR_IN);                  /* the typechecker refuses it; inputs may be shared */
   if (s->mc && sim_in_replay(s))
     RTERR(s, c->loc, R_NOOP, "the replay of lane %d stores to '%s'", s->lane, g->v->name);
   Tile *t = value(s, P(c, 2));
@@ -712,7 +717,7 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   memset(t->def, 0, (size_t)t->R * t->C);
   int M = t->vr, N = t->vc;
   uint64_t key = 0;
-  bool memo = s->memo && M && N && (int64_t)M * N * (K ? K : 1) >= 32768;   /* worth its hash */
+  bool memo = s->memo && M && N && (int64_t)M * N * (K ? K : 1) >= 4096;   /* worth its hash */
   if (memo) {
     key = matmul_key(c, a, b, acc, t, tb, M, N, K);
     for (int q = 0; q < MEMO_N; q++) {

@@ -63,7 +63,8 @@ typedef struct {
   int prog, pc, lane;
   bool done, blocked;
   uint32_t vc[NT];
-  char wait[96];
+  const char *wfmt, *wwhat;                     /* what it waits on: formatted only for a deadlock report */
+  int wseq;
 } Task;
 
 struct Machine {
@@ -135,6 +136,7 @@ static const char *tname(int t) { return t == 0 ? "aic" : t == 1 ? "aiv lane 0" 
 void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
   Machine *m = s->m;
   int id = g->v->id, T = s->task;
+  if (!m->wr[id]) return;                       /* an input: never written, never racy */
   size_t i = (size_t)r * g->cols + c;
   int w = m->wr[id][i];
   if (w >= 0 && w != T && m->t[T].vc[w] < m->wclk[id][i])
@@ -149,6 +151,7 @@ void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
 void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, Loc loc) {
   Machine *m = s->m;
   int id = g->v->id, T = s->task;
+  if (!m->wr[id]) return;                       /* an input: never written, never racy */
   size_t base = (size_t)r * g->cols + c;
   int8_t *wr = &m->wr[id][base];
   uint32_t *clk = &m->wclk[id][base], mine = m->t[T].vc[T];
@@ -192,7 +195,7 @@ static Pipe *pipe_of(Sim *s, const Call *c) {
 }
 
 static bool blockf(Task *t, const char *fmt, const char *what, int seq) {
-  snprintf(t->wait, sizeof t->wait, fmt, what, seq);
+  t->wfmt = fmt, t->wwhat = what, t->wseq = seq;
   return false;
 }
 
@@ -420,9 +423,10 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
   for (int i = 0; i < k->np; i++) {
     const Gm *g = &s->gm[k->params[i]->id];
     size_t n = (size_t)g->rows * g->cols;
-    m->wr[g->v->id] = ir_alloc(s->A, n);
+    if (g->v->dir == DIR_IN) continue;          /* no writer to track */
+    m->wr[g->v->id] = ir_alloc_raw(s->A, n);
     memset(m->wr[g->v->id], -1, n);
-    m->wclk[g->v->id] = ir_alloc(s->A, n * sizeof(uint32_t));
+    m->wclk[g->v->id] = ir_alloc_raw(s->A, n * sizeof(uint32_t));   /* read only where wr >= 0 */
   }
   for (int i = 0; i < k->body.n; i++) {
     const Stmt *st = k->body.v[i];
@@ -470,8 +474,12 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     }
     char msg[300] = "";
     for (int i = 0; i < m->nt; i++)
-      if (!m->t[i].done)
-        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s%s waits on %s", msg[0] ? "; " : "", tname(i), m->t[i].wait);
+      if (!m->t[i].done) {
+        const Task *t = &m->t[i];
+        char wait[96] = "an unrecorded event";
+        if (t->wfmt) snprintf(wait, sizeof wait, t->wfmt, t->wwhat, t->wseq);
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s%s waits on %s", msg[0] ? "; " : "", tname(i), wait);
+      }
     const Task *t0 = NULL;
     for (int i = 0; i < m->nt && !t0; i++)
       if (!m->t[i].done) t0 = &m->t[i];
