@@ -73,7 +73,8 @@ struct Machine {
   int nt, nlanes;
   Pipe pipe[2];
   int8_t **wr;                                  /* per tensor: last writer task, -1 none */
-  uint32_t **wclk;
+  uint32_t **wclk;                              /* ... and its epoch */
+  uint32_t **rclk[NT];                          /* per task and tensor: epoch of its last read, 0 none */
   uint64_t ins, max_ins;
 };
 
@@ -133,33 +134,35 @@ static void join(uint32_t *a, const uint32_t *b) {
 
 static const char *tname(int t) { return t == 0 ? "aic" : t == 1 ? "aiv lane 0" : "aiv lane 1"; }
 
+/* Race detection with vector clocks, complete for the execution's happens-before
+ * order: a read conflicts with the last write, a write with the last write and
+ * with every task's last read, unless that access happened before (a transfer
+ * or fence between). Inputs are never written, so they are not tracked. */
 void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
   Machine *m = s->m;
   int id = g->v->id, T = s->task;
-  if (!m->wr[id]) return;                       /* an input: never written, never racy */
+  if (!m->wr[id]) return;
   size_t i = (size_t)r * g->cols + c;
+  const uint32_t *vc = m->t[T].vc;
   int w = m->wr[id][i];
-  if (w >= 0 && w != T && m->t[T].vc[w] < m->wclk[id][i])
+  if (w >= 0 && w != T && vc[w] < m->wclk[id][i])
     SIM_ERR(s, loc, R_RACE, "%s %s '%s'[%d, %d] written by %s with no transfer or fence between", tname(T),
             write ? "writes" : "reads", g->v->name, r, c, tname(w));
-  if (write) {
-    m->wr[id][i] = (int8_t)T;
-    m->wclk[id][i] = m->t[T].vc[T];
+  if (!write) {
+    m->rclk[T][id][i] = vc[T];
+    return;
   }
+  for (int u = 0; u < m->nt; u++)
+    if (u != T && vc[u] < m->rclk[u][id][i])
+      SIM_ERR(s, loc, R_RACE, "%s writes '%s'[%d, %d] read by %s with no transfer or fence between", tname(T),
+              g->v->name, r, c, tname(u));
+  m->wr[id][i] = (int8_t)T;
+  m->wclk[id][i] = vc[T];
 }
 
 void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, Loc loc) {
-  Machine *m = s->m;
-  int id = g->v->id, T = s->task;
-  if (!m->wr[id]) return;                       /* an input: never written, never racy */
-  size_t base = (size_t)r * g->cols + c;
-  int8_t *wr = &m->wr[id][base];
-  uint32_t *clk = &m->wclk[id][base], mine = m->t[T].vc[T];
-  for (int j = 0; j < n; j++) {
-    int w = wr[j];
-    if (w >= 0 && w != T && m->t[T].vc[w] < clk[j]) sim_gm_access(s, g, r, c + j, write, loc);   /* reports */
-    if (write) wr[j] = (int8_t)T, clk[j] = mine;
-  }
+  if (!s->m->wr[g->v->id]) return;
+  for (int j = 0; j < n; j++) sim_gm_access(s, g, r, c + j, write, loc);
 }
 
 bool sim_in_replay(const Sim *s) {
@@ -420,6 +423,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
   for (int i = 0; i < m->nt; i++) m->t[i].vc[i] = 1;   /* epochs start at 1: nobody has seen any */
   m->wr = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wr);
   m->wclk = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wclk);
+  for (int t = 0; t < m->nt; t++) m->rclk[t] = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->rclk[t]);
   for (int i = 0; i < k->np; i++) {
     const Gm *g = &s->gm[k->params[i]->id];
     size_t n = (size_t)g->rows * g->cols;
@@ -427,6 +431,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     m->wr[g->v->id] = ir_alloc_raw(s->A, n);
     memset(m->wr[g->v->id], -1, n);
     m->wclk[g->v->id] = ir_alloc_raw(s->A, n * sizeof(uint32_t));   /* read only where wr >= 0 */
+    for (int t = 0; t < m->nt; t++) m->rclk[t][g->v->id] = ir_alloc(s->A, n * sizeof(uint32_t));
   }
   for (int i = 0; i < k->body.n; i++) {
     const Stmt *st = k->body.v[i];
