@@ -113,7 +113,7 @@ static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared
   WorkCtx wc = {sh};
   uint64_t ks = fz_kernel_seed(o->seed, i);
   OrcOpts oo = {.bugs = o->bugs, .input_seed = ks, .sched_seed = ks | 1, .bisect = true, .progress = progress,
-                .ctx = &wc};
+                .ctx = &wc, .random_every = o->random_every ? o->random_every : FZ_RANDOM_EVERY};
   OrcResult res;
   orc_check(&(Src){"kernel", text, len}, &oo, &res);
   sh->t_gen += t1 - t0;

@@ -286,8 +286,10 @@ typedef struct {
   int jobs;
   const char *db, *policy_path, *bugs_text;
   uint32_t bugs;
+  int random_every;                             /* OrcOpts.random_every; 0: FZ_RANDOM_EVERY */
   bool quiet;
 } FzRunOpts;
+enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random schedule 1 in 8 (docs/decisions.md) */
 
 int fz_run(const FzRunOpts *o);                 /* exit status */
 int fz_bench_throughput(const FzRunOpts *o);    /* seconds or count, seed, policy, bugs */

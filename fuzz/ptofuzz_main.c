@@ -56,6 +56,7 @@ static int run(int argc, char **argv) {
     else if (num(a, "--count=", &v)) o.count = (int64_t)v;
     else if (num(a, "--seed=", &v)) o.seed = (uint64_t)v;
     else if (num(a, "--jobs=", &v)) o.jobs = (int)v;
+    else if (num(a, "--random-every=", &v) && v >= 1) o.random_every = (int)v;
     else if (flag(a, "--db=", &o.db) || flag(a, "--policy=", &o.policy_path) || flag(a, "--bugs=", &o.bugs_text)) {
     } else if (!strcmp(a, "--quiet")) o.quiet = true;
     else return usage();
@@ -132,6 +133,7 @@ static int bench(int argc, char **argv) {
     if (num(a, "--time=", &v)) o.seconds = v, o.count = 0;
     else if (num(a, "--count=", &v)) o.count = (int64_t)v;
     else if (num(a, "--seed=", &v)) o.seed = (uint64_t)v;
+    else if (num(a, "--random-every=", &v) && v >= 1) o.random_every = (int)v;
     else if (!flag(a, "--policy=", &o.policy_path) && !flag(a, "--bugs=", &o.bugs_text)) return usage();
   }
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;

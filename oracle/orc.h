@@ -25,12 +25,19 @@ typedef struct {
   char pass[16];                                /* first bad pass, or "-" */
   char detail[200];
   double compile_ms;
+  bool skipped;                                 /* a random run not sampled: out is ok, nothing ran */
 } VarResult;
 
 typedef struct {
   uint32_t bugs;                                /* injected defects */
   uint64_t input_seed, sched_seed;              /* inputs; the random schedule */
   bool bisect;                                  /* find the first bad pass of non-ok results */
+  /* 0 or 1: every variant also runs under the random schedule (DESIGN section 8).
+   * N > 1: when a variant's round-robin run is ok, its random run is sampled on one
+   * kernel in N (by input seed); it always runs after a non-ok round-robin run.
+   * Sound because the machine is determinate and its race detection complete
+   * (docs/decisions.md). */
+  int random_every;
   /* called before each variant runs (the crash guard of `diff` uses it) */
   void (*progress)(void *ctx, int variant, int sched);
   void (*report)(void *ctx, const VarResult *r);  /* after each variant */

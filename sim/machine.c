@@ -161,8 +161,34 @@ void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
 }
 
 void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, Loc loc) {
-  if (!s->m->wr[g->v->id]) return;
-  for (int j = 0; j < n; j++) sim_gm_access(s, g, r, c + j, write, loc);
+  Machine *m = s->m;
+  int id = g->v->id, T = s->task;
+  if (!m->wr[id]) return;
+  size_t base = (size_t)r * g->cols + c;
+  int8_t *wr = &m->wr[id][base];
+  uint32_t *clk = &m->wclk[id][base];
+  const uint32_t *vc = m->t[T].vc;
+  uint32_t mine = vc[T];
+  if (!write) {
+    uint32_t *rc = &m->rclk[T][id][base];
+    for (int j = 0; j < n; j++) {
+      int w = wr[j];
+      if (w >= 0 && w != T && vc[w] < clk[j]) sim_gm_access(s, g, r, c + j, false, loc);   /* reports */
+      rc[j] = mine;
+    }
+    return;
+  }
+  bool bad = false;                             /* any conflict: find and report it element by element */
+  for (int u = 0; u < m->nt; u++) {
+    if (u == T) continue;
+    const uint32_t *rc = &m->rclk[u][id][base];
+    uint32_t lim = vc[u];
+    for (int j = 0; j < n; j++) bad |= rc[j] > lim;
+  }
+  for (int j = 0; j < n; j++) bad |= wr[j] >= 0 && wr[j] != T && vc[wr[j]] < clk[j];
+  if (bad)
+    for (int j = 0; j < n; j++) sim_gm_access(s, g, r, c + j, true, loc);
+  for (int j = 0; j < n; j++) wr[j] = (int8_t)T, clk[j] = mine;
 }
 
 bool sim_in_replay(const Sim *s) {
