@@ -308,3 +308,27 @@ Kernel *ir_clone(Arena *A, const Kernel *k) {
   cl_body(&cl, &n->body, &k->body);
   return n;
 }
+
+/* ---- a fingerprint of the statement skeleton and the variables ----------------- */
+
+static uint64_t fp_body(uint64_t h, const Body *b) {
+  h = h * 31 + (uint64_t)b->n;
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    h = h * 31 + s->k;
+    h = h * 31 + (s->dst ? (uint64_t)s->dst->id + 1 : 0);
+    if (s->rhs.k == A_CALL) h = (h * 31 + s->rhs.call->op) * 31 + (uint64_t)s->rhs.call->nargs;
+    if (s->body.n || s->other.n) h = fp_body(fp_body(h, &s->body), &s->other);
+  }
+  return h;
+}
+
+uint64_t ir_fingerprint(const Kernel *k) {
+  uint64_t h = ((((uint64_t)k->split * 31 + k->target) * 31 + (uint64_t)k->slots) * 31 + k->expanded) * 31 + k->lowered;
+  h = h * 31 + (uint64_t)k->nvars;
+  for (int i = 0; i < k->nvars; i++) {
+    const Var *v = k->vars[i];
+    h = ((h * 31 + v->sp) * 31 + (uint64_t)v->R) * 31 + (uint64_t)v->C;
+  }
+  return fp_body(h, &k->body);
+}

@@ -1,7 +1,8 @@
 /* pipeline.c — the pass pipeline, in one function: text -> parse and
  * typecheck -> flatten -> infer_space -> auto_split -> check_split -> ...
  * After every transforming pass the IR is typechecked again (a failure there
- * is the compiler's fault: E-VERIFY, internal). Prints the IR after a pass on
+ * is the compiler's fault: E-VERIFY, internal); the passes that apply only to
+ * some kernels are verified when they did something (see `gated`). Prints the IR after a pass on
  * request and stops after a named pass. */
 #include "ptoc.h"
 
@@ -43,13 +44,17 @@ static const struct {
   const char *name;
   PassFn *fn;
   bool transforms;                              /* changes the IR: typecheck it again after */
+  /* Applies to some kernels only and, when it applies, always reshapes the
+   * statement skeleton (wraps the body in a lane region, replaces a gather or
+   * a loop): verified only when ir_fingerprint changed. */
+  bool gated;
 } passes[] = {
-    {"flatten", pass_flatten, true},           {"infer_space", pass_infer_space, true},
-    {"auto_split", pass_auto_split, true},     {"check_split", pass_check_split, false},
-    {"expand_mixed", pass_expand_mixed, true}, {"dual_lane", pass_dual_lane, true},
-    {"lower_gather", pass_lower_gather, true}, {"unroll", pass_unroll, true},
-    {"memplan", pass_memplan, false},          {"lower", pass_lower, true},
-    {"verify_backend", pass_verify_backend, false},
+    {"flatten", pass_flatten, true, false},           {"infer_space", pass_infer_space, true, false},
+    {"auto_split", pass_auto_split, true, true},      {"check_split", pass_check_split, false, false},
+    {"expand_mixed", pass_expand_mixed, true, false}, {"dual_lane", pass_dual_lane, true, true},
+    {"lower_gather", pass_lower_gather, true, true},  {"unroll", pass_unroll, true, true},
+    {"memplan", pass_memplan, false, false},          {"lower", pass_lower, true, false},
+    {"verify_backend", pass_verify_backend, false, false},
 };
 
 /* From text (front == NULL), or from a copy of a flattened front-end kernel. */
@@ -70,8 +75,9 @@ static Kernel *pipeline(Comp *c, const Kernel *front, const PipeOpts *o) {
   if (!after(c, o, k, c->pass)) {
     for (size_t i = first; i < sizeof passes / sizeof passes[0]; i++) {
       c->pass = passes[i].name;
+      uint64_t before = passes[i].gated ? ir_fingerprint(k) : 0;
       passes[i].fn(c, k);
-      if (passes[i].transforms) verify(c, k, passes[i].name);
+      if (passes[i].transforms && (!passes[i].gated || ir_fingerprint(k) != before)) verify(c, k, passes[i].name);
       if (after(c, o, k, passes[i].name)) break;
     }
   }

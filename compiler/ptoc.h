@@ -269,6 +269,9 @@ int ir_npos(const Call *c);
 /* A deep copy into arena A; names and tensor initialisers are shared, so the
  * source's arena must outlive the copy. */
 Kernel *ir_clone(Arena *A, const Kernel *k);
+/* A hash of the statement skeleton (kinds, ops, arities, targets) and of the
+ * variables' spaces and shapes: cheap, not a full digest of the IR. */
+uint64_t ir_fingerprint(const Kernel *k);
 
 /* ---- lex.c ---------------------------------------------------------------- */
 
