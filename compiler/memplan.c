@@ -110,15 +110,20 @@ static void peak_of(Comp *c, Kernel *k, const Stmt *fn, bool replay, int64_t pea
   memset(peak, 0, SP_N * sizeof *peak);
   int best = 0;
   int64_t bestv = -1;
+  int64_t (*delta)[SP_N] = ir_alloc(c->A, ((size_t)m.pos + 2) * sizeof *delta);   /* live bytes change at p */
+  for (int i = 0; i < n; i++) {
+    const Var *v = k->vars[i];
+    if (m.first[i] < 0 || (m.popped[i] && !m.other[i])) continue;
+    int64_t by = ir_tile_bytes(v->sp, v->dt, v->R, v->C);
+    delta[m.first[i]][v->sp] += by;
+    delta[m.last[i] + 1][v->sp] -= by;
+  }
+  int64_t sum[SP_N] = {0};
   for (int p = 1; p <= m.pos; p++) {
-    int64_t sum[SP_N] = {0};
-    for (int i = 0; i < n; i++) {
-      const Var *v = k->vars[i];
-      if (m.first[i] < 0 || m.first[i] > p || m.last[i] < p || (m.popped[i] && !m.other[i])) continue;
-      sum[v->sp] += ir_tile_bytes(v->sp, v->dt, v->R, v->C);
-    }
-    for (int s = 0; s < SP_N; s++)
+    for (int s = 0; s < SP_N; s++) {
+      sum[s] += delta[p][s];
       if (sum[s] > peak[s]) peak[s] = sum[s];
+    }
     if (sum[interest] > bestv) bestv = sum[interest], best = p;
   }
   peak[SP_LEFT] = m.lr[0];
