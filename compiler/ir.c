@@ -243,11 +243,9 @@ Arg *ir_kwarg_add(Comp *cp, Call *c, Kw kw) {
   return a;
 }
 
-Arg *ir_pos(Call *c, int i) {
-  for (int j = 0; j < c->nargs; j++)
-    if (c->args[j].kw == KW_NONE && i-- == 0) return &c->args[j];
-  return NULL;
-}
+/* Positional arguments precede keyword ones (the parser requires it, the
+ * typechecker asserts it of every pass), so the i-th is args[i]. */
+Arg *ir_pos(Call *c, int i) { return i >= 0 && i < c->nargs && c->args[i].kw == KW_NONE ? &c->args[i] : NULL; }
 
 int ir_npos(const Call *c) {
   int n = 0;

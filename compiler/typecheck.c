@@ -181,9 +181,12 @@ static Type check_call(T *t, Call *c) {
   int np = ir_npos(c);
   if (np < oi->min_pos || np > oi->max_pos)
     ERR(c->loc, E_ARITY, "%s takes %d argument%s, got %d", oi->name, oi->max_pos, oi->max_pos == 1 ? "" : "s", np);
-  for (int i = 0; i < c->nargs; i++)
+  for (int i = 0; i < c->nargs; i++) {
     if (c->args[i].kw && !(oi->kwmask & (1u << c->args[i].kw)))
       ERR(c->args[i].loc, E_ARG, "%s does not take keyword '%s'", oi->name, ir_kw_name(c->args[i].kw));
+    if (i && c->args[i - 1].kw && !c->args[i].kw)   /* the parser refuses it; ir_pos relies on it */
+      die("%s: positional argument after a keyword argument in the IR", oi->name);
+  }
   Type r = {TY_TILE, DT_F32, SP_VEC, 0, 0, -1, -1, false};
   Type a, b;
   Var *g;
