@@ -52,10 +52,11 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   P(p_slots_4, 0.08, "kernel carries slots(4)")                                                       \
   /* size */                                                                                           \
   I(min_stmts, 5, 1, 200, "statements aimed at, at least")                                            \
-  I(max_stmts, 24, 1, 400, "statements aimed at, at most (a block in progress may overrun)")           \
+  I(max_stmts, 16, 1, 400, "statements aimed at, at most (a block in progress may overrun)")           \
   I(max_blocks, 6, 1, 64, "generation blocks per kernel")                                             \
-  I(max_rows, 64, 1, 512, "largest tile row extent")                                                  \
-  I(max_cols, 128, 1, 512, "largest tile column extent")                                              \
+  I(max_rows, 32, 1, 512, "largest tile row extent")                                                  \
+  I(max_cols, 64, 1, 512, "largest tile column extent")                                               \
+  P(p_large_tiles, 0.10, "a kernel may use twice max_rows and max_cols")                              \
   I(max_expr_depth, 3, 0, 16, "nesting depth of a vector expression")                                 \
   I(vec_budget, 150000, 4096, 1000000, "vector bytes per lane (tiles + C2V pipe reserve) aimed at")   \
   I(acc_budget, 98304, 4096, 1000000, "accumulator bytes aimed at")                                   \

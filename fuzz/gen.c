@@ -67,7 +67,8 @@ typedef struct {
 enum { MAXTILE = 512, MAXLOOP = 4 };
 
 typedef struct {
-  const FzPolicy *p;
+  const FzPolicy *p;                            /* &pol */
+  FzPolicy pol;                                 /* the caller's, limits widened for a large kernel */
   FzSrc *s;
   FzKernel *k;
   FzBody *out;
@@ -1662,7 +1663,8 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
   if (!k) oom();
   Gen *g = calloc(1, sizeof *g);
   if (!g) oom();
-  g->p = p;
+  g->pol = *p;
+  g->p = &g->pol;
   g->s = src;
   g->k = k;
   g->out = &k->body;
@@ -1678,6 +1680,11 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
   else if (ch(g, p->p_slots_4)) k->slots = 4;
   else if (ch(g, p->p_slots_2)) k->slots = 2;
   g->slots = k->slots;
+  if (ch(g, p->p_large_tiles)) {                /* rare large kernels keep large shapes in every campaign */
+    g->pol.max_rows = imin(2 * p->max_rows, 512);
+    g->pol.max_cols = imin(2 * p->max_cols, 512);
+  }
+  p = g->p;
   if (ch(g, p->p_explicit_split)) {
     if (k->split > 0) k->split = -1;            /* split_aiv excludes a split attribute */
     gen_explicit(g);
