@@ -306,13 +306,19 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       int V = ud ? x->vr : x->vc, vl = V - off < 0 ? 0 : V - off > S ? S : V - off;
       d->vr = code && ud ? vl : x->vr;
       d->vc = code && !ud ? vl : x->vc;
-      for (int i = 0; i < R; i++)
-        for (int j = 0; j < C; j++) {
-          int si = code && ud ? i + off : i, sj = code && !ud ? j + off : j, k = i * C + j;
-          bool in = si < x->R && sj < x->C && i < d->vr && j < d->vc;
-          d->d[k] = in ? x->d[si * x->C + sj] : (Elem){.i = 0};
-          d->def[k] = in ? x->def[si * x->C + sj] : 0;
+      int sj = code && !ud ? off : 0;           /* row i of the part is row si, from column sj, of the tile */
+      for (int i = 0; i < R; i++) {
+        int si = code && ud ? i + off : i, n = 0;
+        if (si < x->R && i < d->vr) n = d->vc < x->C - sj ? d->vc : x->C - sj;
+        if (n > 0) {
+          memcpy(&d->d[i * C], &x->d[si * x->C + sj], (size_t)n * sizeof *d->d);
+          memcpy(&d->def[i * C], &x->def[si * x->C + sj], (size_t)n);
+        } else {
+          n = 0;
         }
+        memset(&d->d[i * C + n], 0, (size_t)(C - n) * sizeof *d->d);
+        memset(&d->def[i * C + n], 0, (size_t)(C - n));
+      }
     } else {
       const Tile *x0 = &e->t[0], *x1 = &e->t[m->nlanes > 1 ? 1 : 0];
       if (code == 3 || code == 4) SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C uses even split codes only, got %d", code);
@@ -326,15 +332,18 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       if (!code) d->vr = x0->vr, d->vc = x0->vc;
       else if (ud) d->vr = x0->vr == S ? S + x1->vr : x0->vr, d->vc = x0->vc < x1->vc ? x0->vc : x1->vc;
       else d->vc = x0->vc == S ? S + x1->vc : x0->vc, d->vr = x0->vr < x1->vr ? x0->vr : x1->vr;
-      for (int i = 0; i < R; i++)
-        for (int j = 0; j < C; j++) {
-          int l = !code ? 0 : ud ? i / S : j / S;
+      for (int i = 0; i < R; i++) {             /* row i: a lane's row (up_down), or both lanes' halves side by side */
+        int parts = code == 2 ? 2 : 1, w = C / parts;
+        for (int q = 0; q < parts; q++) {
+          int l = code == 1 ? i / S : q;
           const Tile *x = l ? x1 : x0;
-          int si = code && ud ? i - l * S : i, sj = code && !ud ? j - l * S : j, k = i * C + j;
-          bool in = i < d->vr && j < d->vc;
-          d->d[k] = x->d[si * x->C + sj];
-          d->def[k] = in && x->def[si * x->C + sj];
+          int si = code == 1 ? i - l * S : i;
+          memcpy(&d->d[i * C + q * w], &x->d[si * x->C], (size_t)w * sizeof *d->d);
+          memcpy(&d->def[i * C + q * w], &x->def[si * x->C], (size_t)w);
         }
+        int vc = i < d->vr ? d->vc : 0;         /* defined only inside the joined valid region */
+        memset(&d->def[i * C + vc], 0, (size_t)(C - vc));
+      }
     }
     join(t->vc, e->vc);
     sim_commit(s, st->dst, d);
