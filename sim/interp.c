@@ -284,6 +284,12 @@ static void binop_vec(Op op, Dtype dt, const Elem *a, const Elem *b, int bs, Ele
   case OP_div: case OP_divs: case OP_row_expand_div: case OP_col_expand_div:
     for (int i = 0; i < n; i++) r[i].f = a[i].f / b[i * bs].f;
     break;
+  case OP_max: case OP_maxs: case OP_row_expand_max:
+    for (int i = 0; i < n; i++) r[i].f = fmaxnan(a[i].f, b[i * bs].f);
+    break;
+  case OP_min: case OP_mins: case OP_row_expand_min:
+    for (int i = 0; i < n; i++) r[i].f = fminnan(a[i].f, b[i * bs].f);
+    break;
   default:
     for (int i = 0; i < n; i++) r[i] = binop(op, dt, a[i], b[i * bs]);
     return;
@@ -569,9 +575,29 @@ static void ev_K_UN(Sim *s, const Stmt *st, const Call *c) {
   t->vc = a->vc;
   size_t n = (size_t)t->R * t->C;
   steps(s, c, n);
-  for (size_t i = 0; i < n; i++) {
-    t->def[i] = a->def[i];
-    t->d[i] = t->def[i] ? unop(c->op, t->dt, a->d[i]) : (Elem){.i = 0};
+  memcpy(t->def, a->def, n);
+  const uint8_t *df = a->def;
+  const Elem *x = a->d;
+  Elem *r = t->d;
+  if (t->dt == DT_F32) {                        /* the op switch outside the loop; the same arithmetic as unop() */
+    switch (c->op) {
+    case OP_neg:
+      for (size_t i = 0; i < n; i++) r[i].f = df[i] ? -x[i].f : 0.0f;
+      break;
+    case OP_abs:
+      for (size_t i = 0; i < n; i++) r[i].f = df[i] ? fabsf(x[i].f) : 0.0f;
+      break;
+    case OP_relu:
+      for (size_t i = 0; i < n; i++) r[i].f = df[i] && x[i].f > 0.0f ? x[i].f : 0.0f;
+      break;
+    case OP_exp:
+      for (size_t i = 0; i < n; i++) r[i].f = df[i] ? expf(x[i].f) : 0.0f;
+      break;
+    default:
+      for (size_t i = 0; i < n; i++) r[i] = df[i] ? unop(c->op, t->dt, x[i]) : (Elem){.i = 0};
+    }
+  } else {
+    for (size_t i = 0; i < n; i++) r[i] = df[i] ? unop(c->op, t->dt, x[i]) : (Elem){.i = 0};
   }
   commit(s, st->dst, t);
 }
