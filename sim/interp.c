@@ -60,21 +60,29 @@ static void gm_init(Sim *s, Gm *g, uint64_t *rng) {
   size_t n = (size_t)g->rows * g->cols;
   int eb = ir_dtype_bytes(v->dt);
   g->bytes = ir_alloc_raw(s->A, n * (size_t)eb);
+  if (v->dir == DIR_OUT) {                      /* canaries */
+    uint32_t w = v->dt == DT_I32 ? (uint32_t)SIM_CANARY_I32 : (uint32_t)SIM_CANARY_F32;
+    uint16_t h = SIM_CANARY_F16;
+    for (size_t i = 0; i < n; i++) {
+      if (eb == 4) memcpy(g->bytes + 4 * i, &w, 4);
+      else memcpy(g->bytes + 2 * i, &h, 2);
+    }
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     Elem e;
-    if (v->dir == DIR_OUT) e.i = v->dt == DT_I32 ? (int32_t)SIM_CANARY_I32 : (int32_t)SIM_CANARY_F32;
-    else if (v->init) {
+    if (v->init) {
       if (v->dt == DT_I32) e.i = (int32_t)v->init[i];
       else e.f = (float)v->init[i];
     } else {
       uint64_t x = sim_rand(rng);
       if (v->dt == DT_I32) e.i = (int32_t)(x % 9) - 4;
-      else e.f = (float)((int)(x % 65) - 32) / 16.0f;
+      else e.f = (float)((int)(x % 65) - 32) * 0.0625f;   /* exact: a multiple of 1/16 */
     }
     if (eb == 4) {
       memcpy(g->bytes + 4 * i, &e, 4);
-    } else {                                    /* f16: canaries have their own pattern; inputs are exact */
-      uint16_t h = v->dir == DIR_OUT ? (uint16_t)SIM_CANARY_F16 : sim_f32_to_f16(e.f);
+    } else {                                    /* f16 inputs are exact */
+      uint16_t h = sim_f32_to_f16(e.f);
       memcpy(g->bytes + 2 * i, &h, 2);
     }
   }
