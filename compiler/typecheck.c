@@ -7,7 +7,9 @@
  * Static valid shapes: a variable's valid shape is known when every assignment
  * to it gives the same constant; this is found by iterating the check until no
  * variable changes (known values only ever become unknown), and the checks that
- * depend on it (store windows) run in the final round. */
+ * depend on it (store windows) count in the final round only. Every round runs
+ * them and keeps their first failure instead of raising it; the round that
+ * changes nothing is the final one, and raises what it kept. */
 #include "ptoc.h"
 
 #include <math.h>
@@ -17,7 +19,8 @@ typedef struct {
   Comp *c;
   Kernel *k;
   Var *lane;                                    /* enclosing split_aiv lane var */
-  bool final, changed;
+  bool changed;
+  Diag held;                                    /* the first failure of this round's final checks */
   int dead;                                     /* inside a loop that never runs: no range checks */
 } T;
 
@@ -174,6 +177,36 @@ static Arg *valid_kw(T *t, Call *c, int R, int C, Aff ext[2]) {
   return v;
 }
 
+/* The final checks of a store: its GM window from the static valid shape (or,
+ * when that is only known at run time, a non-negative offset) and from its
+ * partition. A failure is kept in t->held, not raised: it counts only if the
+ * round turns out to be the final one. */
+static void store_window(T *t, Call *c, Var *g, Arg *o, Type a, Arg *pt) {
+  jmp_buf jb, *outer = t->c->jb;
+  Diag saved = t->c->diag;
+  t->c->jb = &jb;
+  if (setjmp(jb)) {
+    t->c->jb = outer;
+    t->held = t->c->diag;
+    t->c->diag = saved;
+    return;
+  }
+  if (a.vr >= 0 && a.vc >= 0) {
+    Aff ext[2] = {cst(a.vr), cst(a.vc)};
+    gm_window(t, c, o->loc, g, o->ix, ext);
+  } else {
+    for (int d = 0; d < 2; d++) {
+      int64_t lo, hi;
+      ir_aff_range(t->k, &o->ix[d], &lo, &hi);
+      if (lo < 0 && ir_aff_exact(t->k, &o->ix[d]))   /* the end depends on the valid extent: run time */
+        ERR(o->loc, E_BOUNDS, "store: offset on dim %d ranges over [%lld, %lld], outside '%s'", d, (long long)lo,
+            (long long)hi, g->name);
+    }
+  }
+  if (pt) gm_window(t, c, o->loc, g, o->ix, pt->ix);
+  t->c->jb = outer;
+}
+
 /* ---- one call ------------------------------------------------------------------ */
 
 static Type check_call(T *t, Call *c) {
@@ -215,26 +248,12 @@ static Type check_call(T *t, Call *c) {
     a = tile_of(t, c, pos(t, c, 2), "the stored value");
     if (a.dt != g->dt)
       ERR(c->args[2].loc, E_TYPE, "store: tile is %s but '%s' is %s", ir_dtype_name(a.dt), g->name, ir_dtype_name(g->dt));
-    if (t->final && a.vr >= 0 && a.vc >= 0) {
-      Aff ext[2] = {cst(a.vr), cst(a.vc)};
-      gm_window(t, c, o->loc, g, o->ix, ext);
-    } else if (t->final) {
-      for (int d = 0; d < 2; d++) {
-        int64_t lo, hi;
-        ir_aff_range(t->k, &o->ix[d], &lo, &hi);
-        if (lo < 0 && ir_aff_exact(t->k, &o->ix[d]))   /* the end depends on the valid extent: run time */
-          ERR(o->loc, E_BOUNDS, "store: offset on dim %d ranges over [%lld, %lld], outside '%s'", d, (long long)lo,
-              (long long)hi, g->name);
-      }
-    }
+    Arg *pt = ir_kwarg(c, KW_PART);
+    if (pt) index_arg(t, c, pt, "the partition shape");
+    if (!t->held.set) store_window(t, c, g, o, a, pt);
     r = (Type){TY_NONE, a.dt, a.sp, 0, 0, 0, 0, false};
     c->perlane = a.lane;
     lane_ok = a.lane;
-    Arg *pt = ir_kwarg(c, KW_PART);
-    if (pt) {
-      index_arg(t, c, pt, "the partition shape");
-      if (t->final) gm_window(t, c, o->loc, g, o->ix, pt->ix);
-    }
     if (ir_kwarg(c, KW_LANE)) {
       Arg *ln = ir_kwarg(c, KW_LANE);
       if (ln->k != A_NUM || !ln->isint || ln->num != 0) ERR(ln->loc, E_ARG, "store: lane= takes 0 (lane 0 only)");
@@ -711,8 +730,12 @@ void ir_typecheck(Comp *c, Kernel *k) {
   T t = {.c = c, .k = k};
   for (int round = 0;; round++) {
     t.changed = false;
+    t.held.set = false;
     check_body(&t, &k->body);
-    if (!t.changed) break;
+    if (!t.changed) {                           /* this was the final round */
+      if (t.held.set) ir_error(c, t.held.loc, t.held.code, "%s", t.held.msg);
+      return;
+    }
     if (round > 2 * k->nvars + 4)               /* widen: every value unknown, every scalar range wide */
       for (int i = 0; i < k->nvars; i++) {
         Var *v = k->vars[i];
@@ -721,6 +744,4 @@ void ir_typecheck(Comp *c, Kernel *k) {
       }
     ASSERT(round < 4 * k->nvars + 16);
   }
-  t.final = true;
-  check_body(&t, &k->body);
 }
