@@ -88,7 +88,7 @@ static Kernel *pipeline(Comp *c, const Kernel *front, const PipeOpts *o) {
 Kernel *pass_pipeline(Comp *c, const PipeOpts *o) { return pipeline(c, NULL, o); }
 
 Kernel *pass_pipeline_from(Comp *c, const Kernel *front, const PipeOpts *o) {
-  ASSERT(front && !front->expanded);
+  ASSERT(front);
   return pipeline(c, front, o);
 }
 

@@ -238,6 +238,7 @@ static int diff(int argc, char **argv) {
       fputs("invalid: ", stdout);
       fflush(stdout);
       ir_diag_print(stdout, &src, &res.why);
+      fflush(stdout);
       _exit(1);
     }
     printf("verdict=%s\n", res.finding ? "finding" : "clean");

@@ -146,11 +146,12 @@ static void init_result(VarResult *vr, int v, int sched) {
 static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult vr[ORC_NSCHED],
                      OrcTimes *tm, const Sim *inputs) {
   for (int sc = 0; sc < ORC_NSCHED; sc++) init_result(&vr[sc], v, sc);
-  if (gk->explicit_split && vopt[v].split != MODE_NONE) {
+  if ((gk->explicit_split || gk->expanded) && (vopt[v].split != MODE_NONE || (gk->expanded && vopt[v].target != (int)gk->target))) {
     for (int sc = 0; sc < ORC_NSCHED; sc++) {
       vr[sc].out = OUT_UNSUPPORTED;
       set(vr[sc].code, sizeof vr[sc].code, ir_diag_name(E_EXPLICIT));
-      snprintf(vr[sc].detail, sizeof vr[sc].detail, "the kernel is written with split_aiv");
+      snprintf(vr[sc].detail, sizeof vr[sc].detail, "%s",
+               gk->expanded ? "the kernel is already per-core code for its own target, unsplit" : "the kernel is written with split_aiv");
     }
     return;
   }
@@ -235,7 +236,7 @@ void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
   } else {
     g0 = sim_new(k, &(SimOpts){.seed = o->input_seed});
     g = sim_new(k, &(SimOpts){.inputs = g0, .memo = o->memo});
-    if (!sim_run_reference(g)) {
+    if (!(k->expanded ? sim_run_machine(g, 0) : sim_run_reference(g))) {   /* lowered text is its own golden run */
       res->invalid = true;
       res->why = *sim_diag(g);
     }

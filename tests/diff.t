@@ -34,4 +34,16 @@ has 'variant=none@a2a3 schedule=rr outcome=unsupported code=E-GATHER-NZ' paged_g
 ok $? "diff-nz an unaligned gather into a mat tile is unsupported, never a backend rejection"
 has 'variant=up_down schedule=rr outcome=ok' paged_gather_mat_boxed
 ok $? "diff-nz a box-aligned gather into a mat tile is ok"
+# lowered text: its own machine run is the golden run; only its own target, unsplit, applies
+for f in tests/runtime/ok-*.ptk; do
+  name=$(basename "$f" .ptk)
+  timeout 60 "$B/bin/ptofuzz" diff "$f" > "$T/low-$name.out" 2>&1
+  ok $? "diff-lowered-$name a lowered program is clean (exit 0)"
+  grep 'outcome=unsupported' "$T/low-$name.out" | grep -qv 'code=E-EXPLICIT'
+  [ $? = 1 ]
+  ok $? "diff-lowered-$name the other target and the split modes are unsupported E-EXPLICIT"
+done
+"$B/bin/ptofuzz" diff tests/runtime/R-GM-OOB-1.ptk > "$T/low-oob.out" 2>&1
+[ $? = 1 ] && grep -q '^invalid: .*error\[R-GM-OOB\]' "$T/low-oob.out"
+ok $? "diff-lowered-invalid a lowered program whose own run fails is invalid (exit 1, the runtime error)"
 plan
