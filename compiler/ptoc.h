@@ -48,6 +48,7 @@ typedef struct {
   bool set;
   DiagCode code;
   Loc loc;
+  int op1;                                      /* 1 + the op the check judged (an Op), 0 when none */
   char msg[320];
 } Diag;
 
@@ -67,6 +68,7 @@ typedef struct Comp {
   jmp_buf *jb;                                  /* where an error unwinds to */
   CompOpts o;
   const char *pass;                             /* the pass running, for diagnostics */
+  int judging1;                                 /* 1 + the op a rule is judging (verify_backend), else 0 */
 } Comp;
 
 /* Record a diagnostic at loc and unwind to c->jb. */

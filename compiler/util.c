@@ -100,6 +100,7 @@ _Noreturn void ir_error(Comp *c, Loc loc, DiagCode code, const char *fmt, ...) {
   c->diag.set = true;
   c->diag.code = code;
   c->diag.loc = loc;
+  c->diag.op1 = c->judging1;
   va_start(ap, fmt);
   vsnprintf(c->diag.msg, sizeof c->diag.msg, fmt, ap);
   va_end(ap);

@@ -214,6 +214,7 @@ static void body(VB *v, const Body *b) {
       body(v, &s->other);
       continue;
     }
+    v->c->judging1 = s->rhs.k == A_CALL ? (int)s->rhs.call->op + 1 : 0;   /* names the op in a diagnostic */
     if (s->dst && s->dst->kind == VK_TILE && s->dst->svr > s->dst->R)
       FAIL(s->loc, B_TILE, "'%s' has valid rows %d past its %d rows", s->dst->name, s->dst->svr, s->dst->R);
     if (s->rhs.k == A_CALL) call(v, s, s->rhs.call);
@@ -237,5 +238,6 @@ void pass_verify_backend(Comp *c, Kernel *k) {
     v.fn = f ? FN_AIV : FN_AIC;
     body(&v, &fn->body);
   }
+  c->judging1 = 0;                              /* capacity is no one op's */
   ir_mem_check(c, k, B_CAP);
 }

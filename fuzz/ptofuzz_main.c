@@ -197,6 +197,12 @@ static void report(void *ctx, const VarResult *r) {
   printf("variant=%s schedule=%s outcome=%s code=%s", orc_variants[r->variant], sn, orc_outcome_name(r->out), r->code);
   if (r->out != OUT_OK && r->out != OUT_UNSUPPORTED)
     printf(" op=%s pass=%s pattern=%s", r->op, r->pass, r->pattern);
+  if (orc_is_finding(r->out)) {
+    char sig[200];
+    orc_signature(r, sig, sizeof sig);
+    printf(" sig=%s", sig);
+    if (r->same_as) printf(" same_as=%s", orc_variants[r->same_as - 1]);
+  }
   putchar('\n');
   if (r->out != OUT_OK) printf("  # %s\n", r->detail);
   fflush(stdout);

@@ -33,21 +33,50 @@ static double now_ms(void) {
 
 /* ---- finding the op a diagnostic points at -------------------------------------- */
 
-static const char *op_in(const Body *b, Loc l) {
+/* The op family a signature names (DESIGN: "the op kind involved"): what the
+ * op does, not which one of its kind it is, so a bug that hits every
+ * element-wise op, both reductions or every transfer op is one signature. */
+static const char *op_family(int op) {
+  if (op < 0 || op >= OP_N) return NULL;
+  switch (ir_ops[op].kind) {
+  case K_LOAD: case K_TLOAD: return "load";
+  case K_STORE: return "store";
+  case K_GATHER: return "gather";
+  case K_SLICE: return "slice";
+  case K_ASSEMBLE: return "assemble";
+  case K_FULL: case K_BIN: case K_BINS: case K_UN: case K_CAST: return "elementwise";
+  case K_RRED: case K_CRED: return "reduce";
+  case K_REXP: case K_CEXP: return "expand";
+  case K_MATMUL: return "matmul";
+  case K_SHARD: case K_JOIN: case K_LANEIDX: return "lane";
+  case K_MOVE: case K_PIPE: case K_TPUSH: case K_TPOP: case K_TFREE: case K_SYNC: return "transfer";
+  case K_ISCALAR: case K_GMREAD: return "scalar";
+  case K_ALLOC: case K_GROW: return "alloc";
+  default: return NULL;
+  }
+}
+
+/* The op of the statement at l (a call or one of its arguments), or -1. */
+static int op_at(const Body *b, Loc l) {
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
     if (s->k != S_OP) {
-      const char *r = op_in(&s->body, l);
-      if (!r) r = op_in(&s->other, l);
-      if (r) return r;
+      int r = op_at(&s->body, l);
+      if (r < 0) r = op_at(&s->other, l);
+      if (r >= 0) return r;
       continue;
     }
-    if (s->rhs.k == A_CALL && s->rhs.call->loc.off == l.off) return ir_ops[s->rhs.call->op].name;
+    if (s->rhs.k == A_CALL && s->rhs.call->loc.off == l.off) return (int)s->rhs.call->op;
     if (s->rhs.k == A_CALL)
       for (int j = 0; j < s->rhs.call->nargs; j++)
-        if (s->rhs.call->args[j].loc.off == l.off) return ir_ops[s->rhs.call->op].name;
+        if (s->rhs.call->args[j].loc.off == l.off) return (int)s->rhs.call->op;
   }
-  return NULL;
+  return -1;
+}
+
+/* The op family of a diagnostic: the op its check judged, else the one at its location in b. */
+static const char *diag_op(const Diag *d, const Body *b) {
+  return op_family(d->op1 ? d->op1 - 1 : b ? op_at(b, d->loc) : -1);
 }
 
 static void set(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : "-"); }
@@ -86,34 +115,38 @@ static void run_free(Run *r) {
   ir_arena_free(r->c.A);
 }
 
-/* Compare every output tensor; fill the pattern and the op of the first difference. */
+/* Compare every output tensor; on a difference fill the mismatch pattern relative
+ * to the split axis (axis < 0: an unsplit variant, no axis, pattern "-"). Each
+ * differing tensor gets a pattern; the most specific one names the kernel's
+ * (tail, lane1, lane0, transposed, both, all, in that order), so a lost half
+ * that also spoils a value computed from it is still named by the half. */
 static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axis, char *pattern, size_t pn) {
-  bool same = true;
-  int lanes[3] = {0, 0, 0};                     /* lane0, lane1, tail-only */
-  long bad = 0, total = 0, tail = 0, transposed = 0;
+  static const char *const order[] = {"tail", "lane1", "lane0", "transposed", "both", "all"};
+  int best = -1;
   for (int i = 0; i < gk->np; i++) {
     const Var *gv = gk->params[i], *kv = k->params[i];
     if (gv->dir == DIR_IN) continue;
     Gm *a = sim_gm(g, gv), *b = sim_gm(s, kv);
-    total += (long)a->rows * a->cols;
     if (!memcmp(a->bytes, b->bytes, (size_t)a->rows * a->cols * (size_t)ir_dtype_bytes(gv->dt))) continue;
-    int E = axis ? a->cols : a->rows, S = (E + 1) / 2;
+    long lanes[2] = {0, 0}, bad = 0, tail = 0, transposed = 0;
+    int ax = axis < 0 ? 0 : axis, E = ax ? a->cols : a->rows, S = (E + 1) / 2;
     for (int r = 0; r < a->rows; r++)
       for (int c = 0; c < a->cols; c++) {
         if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c)) continue;
-        same = false;
         bad++;
-        int x = axis ? c : r;
+        int x = ax ? c : r;
         lanes[x < S ? 0 : 1]++;
         tail += x == E - 1;
         if (r < a->cols && c < a->rows && sim_gm_bits(b, r, c) == sim_gm_bits(a, c, r)) transposed++;
       }
+    int p = bad == (long)a->rows * a->cols ? 5 : tail == bad ? 0 : transposed == bad ? 3 : !lanes[1] ? 2 : !lanes[0] ? 1 : 4;
+    if (best < 0 || p < best) best = p;
   }
-  if (!same)
-    set(pattern, pn, bad == total ? "all" : tail == bad ? "tail" : transposed == bad ? "transposed"
-                     : !lanes[1] ? "lane0" : !lanes[0] ? "lane1" : "both");
-  return same;
+  if (best >= 0) set(pattern, pn, axis < 0 ? "-" : order[best]);
+  return best < 0;
 }
+
+static int axis_of(int v) { return vopt[v].split == MODE_NONE ? -1 : MODE_AXIS(vopt[v].split); }
 
 /* The first pass whose output no longer behaves like the golden run. */
 static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult *vr,
@@ -123,7 +156,7 @@ static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel
     run_level(&r, src, gk, v, ir_pass_names[p], o, vr->sched ? o->sched_seed : 0, inputs);
     char pat[12];
     bool bad = !r.compiled || !r.ran ||
-               !same_outputs(g, gk, r.s, r.k, vopt[v].split == MODE_LR, pat, sizeof pat);
+               !same_outputs(g, gk, r.s, r.k, axis_of(v), pat, sizeof pat);
     run_free(&r);
     if (bad) {
       set(vr->pass, sizeof vr->pass, ir_pass_names[p]);
@@ -168,14 +201,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
       x->out = cat == CAT_UNSUPPORTED ? OUT_UNSUPPORTED : cat == CAT_USER ? OUT_INVALID : OUT_REJECT;
       set(x->code, sizeof x->code, ir_diag_name(d->code));
       set(x->pass, sizeof x->pass, r.c.pass);
-      if (!sc && x->out == OUT_REJECT) {
-        Comp c2 = {.A = ir_arena_new(), .src = *src, .o = {.split = -1, .target = -1}};
-        Kernel *k0 = ir_front(&c2);
-        if (k0) set(x->op, sizeof x->op, op_in(&k0->body, d->loc));
-        ir_arena_free(c2.A);
-      } else if (sc) {
-        set(x->op, sizeof x->op, vr[0].op);
-      }
+      if (x->out == OUT_REJECT) set(x->op, sizeof x->op, diag_op(d, &gk->body));
       snprintf(x->detail, sizeof x->detail, "%d:%d %.180s", d->loc.line, d->loc.col, d->msg);
       continue;
     }
@@ -191,13 +217,13 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
     bool ran = r.k->expanded ? sim_run_machine(s, sc ? o->sched_seed : 0) : sim_run_reference(s);
     double t1 = now_ms();
     tm->t_sim += t1 - t0;
-    bool same = ran && same_outputs(g, gk, s, r.k, vopt[v].split == MODE_LR, x->pattern, sizeof x->pattern);
+    bool same = ran && same_outputs(g, gk, s, r.k, axis_of(v), x->pattern, sizeof x->pattern);
     tm->t_compare += now_ms() - t1;
     if (!ran) {
       const Diag *d = sim_diag(s);
       x->out = d->code == R_DEADLOCK || d->code == R_STEPS ? OUT_HANG : OUT_ESCAPE;
       set(x->code, sizeof x->code, ir_diag_name(d->code));
-      set(x->op, sizeof x->op, op_in(&r.k->body, d->loc));
+      set(x->op, sizeof x->op, diag_op(d, &r.k->body));
       snprintf(x->detail, sizeof x->detail, "%d:%d %.180s", d->loc.line, d->loc.col, d->msg);
     } else if (!same) {
       x->out = OUT_MISCOMPILE;
@@ -220,6 +246,20 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
     if (o->bisect && orc_is_finding(x->out) && x->out != OUT_REJECT && x->out != OUT_BLOWUP) bisect(src, v, o, g, gk, x, inputs);
   }
   run_free(&r);
+}
+
+/* A split variant's finding that an unsplit variant (run before it) also has. */
+static void same_as_unsplit(const OrcResult *res, VarResult *x) {
+  if (!orc_is_finding(x->out)) return;
+  for (int i = 0; i < res->n; i++) {
+    const VarResult *u = &res->r[i];
+    if (vopt[u->variant].split != MODE_NONE || u->out != x->out || strcmp(u->code, x->code) || strcmp(u->pass, x->pass))
+      continue;
+    x->same_as = u->variant + 1;
+    set(x->op, sizeof x->op, u->op);
+    set(x->pattern, sizeof x->pattern, u->pattern);
+    return;
+  }
 }
 
 void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
@@ -245,6 +285,8 @@ void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
   for (int v = 0; v < ORC_NVARIANT && !res->invalid; v++) {
     VarResult *vr = &res->r[res->n];
     classify(src, v, o, g, k, vr, &res->t, g0);
+    for (int sc = 0; sc < ORC_NSCHED && vopt[v].split != MODE_NONE; sc++)
+      same_as_unsplit(res, &vr[sc]);
     for (int sc = 0; sc < ORC_NSCHED; sc++, res->n++) {
       res->finding |= orc_is_finding(vr[sc].out);
       if (o->report) o->report(o->ctx, &vr[sc]);
@@ -257,6 +299,7 @@ void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
 }
 
 void orc_signature(const VarResult *r, char *buf, size_t n) {
-  const char *mode = vopt[r->variant].split == MODE_UD ? "up_down" : vopt[r->variant].split == MODE_LR ? "left_right" : "none";
+  int v = r->same_as ? r->same_as - 1 : r->variant;
+  const char *mode = vopt[v].split == MODE_UD ? "up_down" : vopt[v].split == MODE_LR ? "left_right" : "none";
   snprintf(buf, n, "%s|%s|%s|%s|%s|%s", orc_outcome_name(r->out), mode, r->code, r->op, r->pass, r->pattern);
 }

@@ -26,6 +26,9 @@ typedef struct {
   char detail[200];
   double compile_ms;
   bool skipped;                                 /* a random run not sampled: out is ok, nothing ran */
+  /* 1 + the unsplit variant of the same kernel with the same finding (kind,
+   * code, first bad pass): not a split bug, so it takes that one's signature */
+  int same_as;
 } VarResult;
 
 typedef struct {
@@ -60,7 +63,10 @@ typedef struct {
 
 /* Run one kernel through the golden run and every variant. */
 void orc_check(const Src *src, const OrcOpts *o, OrcResult *res);
-/* Signature: kind|mode|code|op|pass|pattern (no numbers, names or shapes). */
+/* Signature: kind|mode|code|op|pass|pattern (no numbers, names or shapes); op is
+ * the op's family (load, elementwise, reduce, transfer, ...); pattern is "-"
+ * for unsplit variants; a split finding that the unsplit variants show too is
+ * signed as theirs (VarResult.same_as). */
 void orc_signature(const VarResult *r, char *buf, size_t n);
 bool orc_is_finding(Outcome o);
 

@@ -984,6 +984,7 @@ static void copy(Sim *s, const Stmt *st) {
 }
 
 void sim_exec(Sim *s, const Stmt *st) {
+  s->op1 = st->rhs.k == A_CALL ? (int)st->rhs.call->op + 1 : 0;
   if (st->rhs.k == A_VAR) copy(s, st);
   else if (st->rhs.k == A_CALL) evals[st->rhs.call->op](s, st, st->rhs.call);
   else die("interp: statement without an operation");

@@ -425,6 +425,7 @@ static bool step(Sim *s, int i) {
   }
   const Stmt *st = in->st;
   if (st->rhs.k == A_CALL && ir_ops[st->rhs.call->op].side == SD_PIPE) {
+    s->op1 = (int)st->rhs.call->op + 1;
     if (!pipe_op(s, t, st)) return false;
   } else {
     sim_exec(s, st);
@@ -499,7 +500,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
         } else {
           m->t[i].blocked = true;
         }
-        if (++m->ins > m->max_ins) SIM_ERR(s, here(m, i), R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
+        if (++m->ins > m->max_ins && !(s->op1 = 0)) SIM_ERR(s, here(m, i), R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
         continue;
       }
     } else {
@@ -507,7 +508,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
         if (m->t[i].done) continue;
         live++;
         if (step(s, i)) progressed++;
-        if (++m->ins > m->max_ins) SIM_ERR(s, here(m, i), R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
+        if (++m->ins > m->max_ins && !(s->op1 = 0)) SIM_ERR(s, here(m, i), R_STEPS, "more than %llu instructions", (unsigned long long)m->max_ins);
       }
       if (!live) break;
       if (progressed) continue;
@@ -524,6 +525,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     for (int i = 0; i < m->nt && !t0; i++)
       if (!m->t[i].done) t0 = &m->t[i];
     Loc l = t0 ? m->prog[t0->prog].v[t0->pc].st->loc : nowhere;
+    s->op1 = 0;                                 /* the waiters' location names the op */
     SIM_ERR(s, l, R_DEADLOCK, "%s", msg);
   }
   s->mc = false;

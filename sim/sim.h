@@ -80,6 +80,7 @@ struct Sim {
   Machine *m;
   MatMemo *memo;
   uint64_t steps, max_steps;
+  int op1;                                      /* 1 + the op of the statement running (names it in err) */
   Diag err;
   jmp_buf jb;
 };
@@ -89,6 +90,7 @@ struct Sim {
     (S_)->err.set = true;                                          \
     (S_)->err.code = (C_);                                         \
     (S_)->err.loc = (L_);                                          \
+    (S_)->err.op1 = (S_)->op1;                                     \
     snprintf((S_)->err.msg, sizeof (S_)->err.msg, __VA_ARGS__);    \
     longjmp((S_)->jb, 1);                                          \
   } while (0)
