@@ -1,10 +1,12 @@
 # Makefile — wraps CMake. `make test` builds and runs the TAP suite,
-# `make test-sanitize` the same under ASan+UBSan, `make fuzz` (later) a campaign.
+# `make test-sanitize` the same under ASan+UBSan, `make fuzz` a campaign,
+# `make regress` pto-check over corpus/regress (make test runs it too:
+# tests/regress.t and tests/regress-bugs.t).
 BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMFLAGS ?=
 
-.PHONY: all deps build test test-sanitize fuzz libfuzzer afl clean
+.PHONY: all deps build test test-sanitize regress fuzz libfuzzer afl clean
 
 all: build
 
@@ -17,6 +19,10 @@ build: deps
 
 test: build
 	@PTO_BUILD=$(BUILD) prove -f --exec '' tests/*.t $(BUILD)/tests/t_*
+
+# Every reproducer clean under the clean compiler, then each with its own defect on.
+regress: build
+	@$(BUILD)/bin/pto-check && $(BUILD)/bin/pto-check --bugs=all
 
 test-sanitize:
 	@$(MAKE) --no-print-directory test BUILD=build-sanitize CMFLAGS="-DPTO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"

@@ -16,7 +16,9 @@
  *   clamp(min(r0+h, lane*S+S) - max(r0, lane*S), 0, h);
  * - store: HALF at global coordinates (offset += lane*S), REPL in lane 0
  *   only, OWN in both lanes (the other lane's copy is empty);
- * - a reduction over the split axis: unsupported E-SPLIT-REDUCE. */
+ * - a reduction over the split axis: unsupported E-SPLIT-REDUCE.
+ * The injected defects of this pass (docs/defects-auto_split.md) are IR_BUG
+ * tests at the rule each one breaks. */
 #include "ptoc.h"
 
 #include <string.h>
@@ -106,8 +108,10 @@ static Arg *idx_arg(Call *c, int i) {
   return x;
 }
 
-static int half(int E) { return (E + 1) / 2; }
-#define SOF(a, v) half((a)->E[(v)->id])
+/* S = ceil(E/2). Defect odd-floor-half: the row half (up_down) is floor(E/2),
+ * so lane 1 of an odd row extent stops one row short. */
+static int half(const AS *a, int E) { return IR_BUG(a->c, odd_floor_half) && a->ax == 0 ? E / 2 : (E + 1) / 2; }
+#define SOF(a, v) half((a), (a)->E[(v)->id])
 
 /* Record the class (and global extent E) of an assignment's destination; a
  * variable keeps one class. */
@@ -117,7 +121,7 @@ static void define(AS *a, Stmt *st, int cl, int E) {
   if (a->cls[v->id] == CL_NONE) {
     a->cls[v->id] = (uint8_t)cl;
     a->E[v->id] = E;
-    if (cl == CL_HALF) set_ext(v, a->ax, half(E));
+    if (cl == CL_HALF) set_ext(v, a->ax, half(a, E));
     return;
   }
   if (a->cls[v->id] != cl || (cl == CL_HALF && a->E[v->id] != E))
@@ -151,9 +155,11 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Arg *o = idx_arg(c, 1), *sh = idx_arg(c, 2);
     E = sh->ix[ax].c;
     if (E == 1) return define(a, st, CL_REPL, 0);
-    S = (E + 1) / 2;
+    S = half(a, E);
     Arg *v = ir_kwarg(c, KW_VALID);
-    Aff loc = localise(a, st->loc, v ? v->ix[ax] : cst(E), S);
+    /* defect valid-not-localized: only a valid= bound is localised; without one
+     * each lane gets the global extent E */
+    Aff loc = !v && IR_BUG(a->c, valid_not_localized) ? cst(E) : localise(a, st->loc, v ? v->ix[ax] : cst(E), S);
     o->ix[ax] = plus_lane(a, o->ix[ax], S);
     sh->ix[ax] = cst(S);
     if (v || !ir_aff_const(&loc) || loc.c != S) set_valid(a, c, sh->ix[0].c, sh->ix[1].c, loc);
@@ -163,7 +169,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Arg *sh = idx_arg(c, 0);
     E = sh->ix[ax].c;
     if (E == 1) return define(a, st, CL_REPL, 0);
-    S = (E + 1) / 2;
+    S = half(a, E);
     sh->ix[ax] = cst(S);
     Arg *v = ir_kwarg(c, KW_VALID);
     Aff loc = localise(a, st->loc, v ? v->ix[ax] : cst(E), S);
@@ -176,7 +182,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
       Arg *mi = ir_kwarg(c, KW_MAX_INDICES);
       int N = (int)mi->num, len = ir_pos(c, 1)->var->dim[1];
       if (N == 1) return define(a, st, CL_REPL, 0);
-      S = (N + 1) / 2;
+      S = half(a, N);
       mi->num = S;
       Arg *w = ir_kwarg_add(a->c, c, KW_WINDOW);
       w->k = A_IDX;
@@ -200,9 +206,12 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Var *x = c->args[0].var;
     E = ext(x, ax);
     if (E == 1) return define(a, st, CL_REPL, 0);
+    int S0 = half(a, E), S1 = E - S0;           /* lane extents: codes 1/2 equal, 3/4 lane 0 one more */
+    if (S0 != S1 && S0 != S1 + 1)
+      UNSUP(st->loc, E_SPLIT_EXTENT, "C2V transfer of extent %d: lane extents %d and %d fit no split code", E, S0, S1);
     c->op = OP_aiv_shard;
     c->args[1].k = A_MODE;
-    c->args[1].e = E % 2 ? (ax ? MODE_LR_ODD : MODE_UD_ODD) : a->m;
+    c->args[1].e = S0 != S1 ? (ax ? MODE_LR_ODD : MODE_UD_ODD) : a->m;
     return define(a, st, CL_HALF, E);
   }
   case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_REXP: case K_CEXP: {
@@ -213,9 +222,14 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
   case K_CRED: {
     int cl = cls_of(a, &c->args[0]);
     int raxis = ir_ops[c->op].kind == K_RRED ? 1 : 0;   /* the axis reduced over */
-    if (cl == CL_HALF && raxis == ax)
-      UNSUP(st->loc, E_SPLIT_REDUCE, "%s reduces over the split axis of %s: each lane would hold a partial result",
-            ir_ops[c->op].name, ir_mode_name(a->m));
+    if (cl == CL_HALF && raxis == ax) {
+      /* defect reduce-split-axis: only column reductions (up_down) are refused; a
+       * row reduction under left_right leaves each lane its partial result */
+      if (!IR_BUG(a->c, reduce_split_axis) || raxis == 0)
+        UNSUP(st->loc, E_SPLIT_REDUCE, "%s reduces over the split axis of %s: each lane would hold a partial result",
+              ir_ops[c->op].name, ir_mode_name(a->m));
+      return define(a, st, CL_REPL, 0);         /* the split axis is reduced away */
+    }
     return define(a, st, cl, cl == CL_HALF ? a->E[c->args[0].var->id] : 0);
   }
   case K_SLICE: {
@@ -223,7 +237,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     int cl = a->cls[t->id];
     if (cl != CL_HALF) return define(a, st, cl, 0);
     Arg *o = idx_arg(c, 1), *sh = idx_arg(c, 2);
-    int Et = a->E[t->id], St = half(Et), h = sh->ix[ax].c;
+    int Et = a->E[t->id], St = half(a, Et), h = sh->ix[ax].c;
     Aff r0 = o->ix[ax];
     if (ir_aff_const(&r0) && r0.c == 0 && h == Et) {
       sh->ix[ax] = cst(St);                     /* the whole extent: stays halved */
@@ -241,6 +255,8 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Aff hh = cst(h), lov = ir_aff_var(lo, 1);
     Var *vv = scalar(a, st->loc, OP_clamp, ir_aff_add(ir_aff_var(hi, 1), &lov, -1), cst(0), &hh);
     o->ix[ax] = ir_aff_var(off, 1);
+    if (IR_BUG(a->c, slice_halve_args))       /* defect: the result halved, offset and valid still for h */
+      sh->ix[ax] = cst(half(a, h));
     Arg *old = ir_kwarg(c, KW_VALID);
     Aff bound = ir_aff_var(vv, 1);
     if (old) bound = ir_aff_var(scalar(a, st->loc, OP_imin, old->ix[ax], bound, NULL), 1);   /* both bounds hold */
@@ -267,8 +283,13 @@ static void store_stmt(AS *a, Call *c) {
   int cl = a->cls[t->id];
   if (cl == CL_HALF) {
     Arg *o = idx_arg(c, 1);
-    o->ix[a->ax] = plus_lane(a, o->ix[a->ax], SOF(a, t));
-  } else if (cl == CL_REPL) {
+    /* defect subblock-outside-zero: the lane index is read outside split_aiv, where it is 0 */
+    if (IR_BUG(a->c, subblock_outside_zero)) return;
+    /* defect store-axis-swap: the axes from 0 up to the split axis, so under
+     * left_right the lane offset also lands on the rows */
+    for (int d = IR_BUG(a->c, store_axis_swap) ? 0 : a->ax; d <= a->ax; d++)
+      o->ix[d] = plus_lane(a, o->ix[d], SOF(a, t));
+  } else if (cl == CL_REPL && !IR_BUG(a->c, unsplit_store_both_lanes)) {   /* defect: both lanes store */
     Arg *l = ir_kwarg_add(a->c, c, KW_LANE);   /* lane=0: lane 0 only */
     l->k = A_NUM;
     l->isint = true;

@@ -28,6 +28,7 @@ typedef struct {
   int64_t bytes[2];                             /* largest full tile per direction */
   int depth[2];                                 /* most live entries per direction */
   bool any[2];
+  bool sized[2];                                /* a transfer has set the slot size */
 } EM;
 
 static int side_of_call(const Call *c) {
@@ -178,10 +179,39 @@ static void fence(EM *e, Body *cb, Body *vb, const Var *t, int side, bool write,
 
 static void split_body(EM *e, const Body *in, Body *cb, Body *vb, Var *lane);
 
-static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb) {
+/* pop-drops-lane1: the half lane 1 contributes to a split V2C join, as the
+ * defect builds it: x = slice(h, [0, 0], [R, C], valid=...) bounded on the
+ * split axis by (1 - lane) * E, so only lane 0's half reaches the cube. */
+static Var *lane0_half(EM *e, Stmt *s, Var *h, int code, Var *lane, Body *vb) {
+  Var *x = ir_temp(e->c, e->k, "h", VK_TILE, s->loc);
+  x->dt = h->dt, x->sp = h->sp, x->R = h->R, x->C = h->C;
+  Stmt *sl = op_stmt(e, s->loc, x, OP_slice, 4);
+  Arg *g = sl->rhs.call->args;
+  g[0].k = A_VAR, g[0].var = h;
+  g[1].k = A_IDX;
+  g[2].k = A_IDX, g[2].ix[0] = ir_aff_cst(h->R), g[2].ix[1] = ir_aff_cst(h->C);
+  g[3].k = A_IDX, g[3].kw = KW_VALID;
+  int ax = MODE_AXIS(code), E = ax ? h->C : h->R;
+  g[3].ix[ax] = ir_aff_cst(E);
+  Aff l = ir_aff_var(lane, -E);
+  g[3].ix[ax] = ir_aff_add(g[3].ix[ax], &l, 1);
+  g[3].ix[!ax] = ir_aff_cst(ax ? h->R : h->C);
+  ir_body_push(e->c, vb, sl);
+  return x;
+}
+
+static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb, Var *lane) {
   Call *c = s->rhs.call;
   Var *src = c->args[0].var, *dst = s->dst;
   int code = c->op == OP_move ? 0 : c->args[1].e;
+  if (dir == PIPE_V2C && code == MODE_UD && lane && IR_BUG(e->c, pop_drops_lane1))   /* a row join */
+    src = lane0_half(e, s, src, code, lane, vb);
+  /* The join axis of a split V2C pop, from the joined shape: rows when it has
+   * more rows than a half. gather-wrong-axis: `>=`, so a column join (equal
+   * rows) is popped as a row join. */
+  int pcode = code;
+  if (dir == PIPE_V2C && code)
+    pcode = (IR_BUG(e->c, gather_wrong_axis) ? dst->R >= src->R : dst->R > src->R) ? MODE_UD : MODE_LR;
   Stmt *push = op_stmt(e, s->loc, NULL, OP_tpush, 3);
   set_dir(&push->rhs.call->args[0], dir);
   push->rhs.call->args[1].k = A_VAR;
@@ -195,10 +225,12 @@ static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb) {
   pa[2].k = A_IDX;
   pa[2].ix[0] = (Aff){.c = dst->R};
   pa[2].ix[1] = (Aff){.c = dst->C};
-  set_int(&pa[3], code);
+  set_int(&pa[3], pcode);
   const Var *whole = dir == PIPE_C2V ? src : dst;   /* the full tile, in the consumer's layout */
   int64_t full = ir_tile_bytes(dir == PIPE_C2V ? SP_VEC : SP_MAT, whole->dt, whole->R, whole->C);
-  if (full > e->bytes[dir]) e->bytes[dir] = full;
+  /* slot-size-first: the first transfer of the direction sizes the slot, not the largest */
+  if (IR_BUG(e->c, slot_size_first) ? !e->sized[dir] : full > e->bytes[dir]) e->bytes[dir] = full;
+  e->sized[dir] = true;
   e->any[dir] = true;
   ir_body_push(e->c, dir == PIPE_C2V ? cb : vb, push);
   ir_body_push(e->c, dir == PIPE_C2V ? vb : cb, pop);
@@ -240,7 +272,7 @@ static void split_body(EM *e, const Body *in, Body *cb, Body *vb, Var *lane) {
     Call *c = s->rhs.call;
     int dir = xfer(s);
     if (dir >= 0) {
-      transfer(e, s, dir, cb, vb);
+      transfer(e, s, dir, cb, vb, lane);
       continue;
     }
     const OpInfo *oi = &ir_ops[c->op];

@@ -64,7 +64,9 @@ static void lower(LG *g, Body *out, Stmt *st) {
   Aff col = !co ? cst(0) : co->k == A_IEXPR ? co->ix[0] : cst((int)co->num);
   Aff first = w ? w->ix[0] : cst(0), count = w ? w->ix[1] : cst(len);
   int step = 1;
-  if (dst->sp == SP_MAT) {
+  /* nz-row-gather: a fractal destination is written row by row like a vec one */
+  bool rowwise = dst->sp == SP_MAT && IR_BUG(g->c, nz_row_gather);
+  if (dst->sp == SP_MAT && !rowwise) {
     if (!boxed(ix, B))
       ir_error(g->c, c->loc, E_GATHER_NZ,
                "paged_gather into a mat tile is fractal (16-row boxes): it needs block_size a multiple of 16 and "
@@ -95,8 +97,18 @@ static void lower(LG *g, Body *out, Stmt *st) {
   ta.var = tb;
   Var *e = scalar(g, b, l, OP_gm_read, "e", ta, ir_aff_var(p, 1));
   Var *o = scalar(g, b, l, OP_imod, "o", iarg(ir_aff_var(x, 1)), cst(B));
-  Aff phys = ir_aff_var(e, B), ov = ir_aff_var(o, 1);
+  /* paged-missing-scale: the physical page is used as a row number, not scaled by B */
+  Aff phys = ir_aff_var(e, IR_BUG(g->c, paged_missing_scale) ? 1 : B), ov = ir_aff_var(o, 1);
   phys = ir_aff_add(phys, &ov, 1);
+  if (rowwise) {                                /* _w = slice(g, [_r, 0], [1, S]): the row's window */
+    Var *wv = ir_temp(g->c, g->k, "w", VK_TILE, l);
+    Stmt *ws = ir_stmt_op(g->c, c->loc, wv, OP_slice, 3);
+    Arg *wa = ws->rhs.call->args;
+    wa[0].k = A_VAR, wa[0].var = dst;
+    wa[1].k = A_IDX, wa[1].ix[0] = row, wa[1].ix[1] = cst(0);
+    wa[2].k = A_IDX, wa[2].ix[0] = cst(1), wa[2].ix[1] = cst(dst->C);
+    ir_body_push(g->c, b, ws);
+  }
   Stmt *gr = ir_stmt_op(g->c, l, dst, OP_gather_row, step > 1 ? 6 : 5);
   Arg *ga = gr->rhs.call->args;
   ga[0].k = A_VAR, ga[0].var = dst;

@@ -12,6 +12,7 @@
 typedef struct {
   Comp *c;
   Kernel *k;
+  Body scope;                                   /* unroll-deep-clone: a copy of the enclosing program or region */
 } UR;
 
 static bool carries(const Body *b) {
@@ -65,19 +66,37 @@ static Body copy_body(UR *u, const Body *b, int var, int val) {
   return out;
 }
 
+/* unroll-deep-clone: with each iteration the whole body around the loop (the
+ * core's program, or its split_aiv region) is cloned too, kept as dead code:
+ * for _dN in range(0, 0) { ... }. */
+static Stmt *dead_clone(UR *u, const Stmt *loop, int t) {
+  Stmt *d = ir_alloc(u->c->A, sizeof *d);
+  d->k = S_FOR;
+  d->loc = loop->loc;
+  d->iv = ir_temp(u->c, u->k, "d", VK_LOOP, loop->loc);
+  d->iv->lo = d->iv->hi = 0;
+  d->iv->step = 1;
+  d->body = copy_body(u, &u->scope, loop->iv->id, loop->iv->lo + t * loop->iv->step);
+  return d;
+}
+
 static void body(UR *u, Body *b) {
   Body out = {0};
   for (int i = 0; i < b->n; i++) {
     Stmt *s = b->v[i];
     if (s->k != S_OP) {
+      Body outer = u->scope;
+      if (s->k == S_SPLIT && IR_BUG(u->c, unroll_deep_clone)) u->scope = copy_body(u, &s->body, -1, 0);
       body(u, &s->body);
       body(u, &s->other);
+      u->scope = outer;
     }
     int trips = s->k == S_FOR ? ir_loop_trips(s->iv) : 0;
     if (s->k == S_FOR && trips <= 16 && carries(&s->body)) {
       for (int t = 0; t < trips; t++) {
         Body cp = copy_body(u, &s->body, s->iv->id, s->iv->lo + t * s->iv->step);
         for (int j = 0; j < cp.n; j++) ir_body_push(u->c, &out, cp.v[j]);
+        if (IR_BUG(u->c, unroll_deep_clone)) ir_body_push(u->c, &out, dead_clone(u, s, t));
       }
       continue;
     }
@@ -99,11 +118,12 @@ static int64_t count(const Body *b, bool expand) {
 
 void pass_unroll(Comp *c, Kernel *k) {
   if (c->o.unroll_off || !k->expanded) return;
-  UR u = {c, k};
+  UR u = {c, k, {0}};
   for (int f = 0; f < 2; f++) {
     Stmt *fn = ir_func(k, f ? FN_AIV : FN_AIC);
     if (!fn) continue;
     k->own_ops[f] = count(&fn->body, true);
+    if (IR_BUG(c, unroll_deep_clone)) u.scope = copy_body(&u, &fn->body, -1, 0);   /* as before the pass */
     body(&u, &fn->body);
     k->unrolled_ops[f] = count(&fn->body, false);
   }

@@ -66,8 +66,10 @@ static void subview(VB *v, const Call *c) {
   for (int d = 0; d < 2; d++) {
     if (size[d] <= 0) FAIL(c->loc, B_SUBVIEW, "subview size %d on dim %d", size[d], d);
     if (ir_aff_const(&o->ix[d]) && o->ix[d].c < 0) FAIL(o->loc, B_SUBVIEW, "subview offset %d on dim %d", o->ix[d].c, d);
-    if (vl && ir_aff_const(&vl->ix[d]) && (vl->ix[d].c < 0 || vl->ix[d].c > size[d]))
-      FAIL(vl->loc, B_SUBVIEW, "subview valid %d outside [0, %d] on dim %d", vl->ix[d].c, size[d], d);
+    /* zero-valid-reject: the legacy strict rule, a constant valid extent must be > 0 */
+    int vmin = IR_BUG(v->c, zero_valid_reject) ? 1 : 0;
+    if (vl && ir_aff_const(&vl->ix[d]) && (vl->ix[d].c < vmin || vl->ix[d].c > size[d]))
+      FAIL(vl->loc, B_SUBVIEW, "subview valid %d outside [%d, %d] on dim %d", vl->ix[d].c, vmin, size[d], d);
     if (fractal(t->sp) && !(d == 0 && size[0] == 1 && t->R == 1) &&
         (size[d] % box[d] || (ir_aff_const(&o->ix[d]) && o->ix[d].c % box[d])))
       FAIL(c->loc, B_SUBVIEW, "subview of a fractal %s tile: size %d / offset on dim %d not a multiple of the %d box",
@@ -189,6 +191,9 @@ static void call(VB *v, const Stmt *s, const Call *c) {
     if (dv->ix[0].c != er || dv->ix[1].c != ec)
       FAIL(c->loc, B_REDUCE, "%s of valid [%d, %d] declares [%d, %d], expected [%d, %d]", ir_ops[c->op].name, vr, vc,
            dv->ix[0].c, dv->ix[1].c, er, ec);
+    /* zero-valid-reject: the legacy rule knows no empty marker, a valid 0 is refused */
+    if (IR_BUG(v->c, zero_valid_reject) && !(er && ec))
+      FAIL(c->loc, B_REDUCE, "%s of valid [%d, %d] declares the empty result [%d, %d]", ir_ops[c->op].name, vr, vc, er, ec);
     break;
   }
   case K_REXP:

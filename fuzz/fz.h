@@ -4,7 +4,9 @@
  * probability and limit, the generator (gen.c) builds a small AST of its own
  * that is valid by construction, and the emitter (emit.c) renders it as .ptk
  * text. Sectioned by the file that defines each part; exported names carry
- * the prefix fz_. No global mutable state. */
+ * the prefix fz_. No global mutable state. The later sections belong to the
+ * commands: replay.c is libfuzzreplay (pto-check, ptofuzz), campaign.c and
+ * bench.c are the ptofuzz command's. */
 #ifndef FZ_H
 #define FZ_H
 
@@ -289,6 +291,7 @@ typedef struct {
   uint32_t bugs;
   int random_every;                             /* OrcOpts.random_every; 0: FZ_RANDOM_EVERY */
   bool quiet;
+  int trials;                                   /* bench defects: campaigns per defect */
 } FzRunOpts;
 enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random schedule 1 in 8 (docs/decisions.md) */
 
@@ -296,5 +299,41 @@ int fz_run(const FzRunOpts *o);                 /* exit status */
 int fz_bench_throughput(const FzRunOpts *o);    /* seconds or count, seed, policy, bugs */
 uint64_t fz_kernel_seed(uint64_t seed, int64_t i);                  /* kernel i of a campaign */
 char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len);   /* malloc'd */
+
+/* ---- replay.c: one kernel's verdict as a set of signatures ------------------------ */
+
+enum { FZ_SIGLEN = 160, FZ_MAXSIG = 9 };        /* 4 variants x 2 schedules, and a lost child */
+typedef struct {
+  bool invalid;                                 /* the kernel itself is wrong (why says how) */
+  bool finding;                                 /* n > 0 */
+  char why[400];
+  int n;
+  char sig[FZ_MAXSIG][FZ_SIGLEN];               /* distinct, in the oracle's order */
+} FzVerdict;
+typedef struct {
+  const char *name, *text;                      /* name: for diagnostics only */
+  size_t len;
+  uint32_t bugs;
+  uint64_t input_seed, sched_seed;              /* `ptofuzz diff` uses 0 and 1 */
+  void (*progress)(void *ctx, int variant, int sched);   /* fz_verdict only */
+  void *ctx;
+} FzReplay;
+/* The oracle in this process (with bisection, as campaigns and diff run it). */
+void fz_verdict(const FzReplay *r, FzVerdict *v);
+/* The same in a forked child: a crash gives `crash|MODE|SIGNAL|-|-|-`, a child
+ * still running after timeout_s seconds (<= 0: no limit) is killed and gives
+ * `hang|MODE|watchdog|-|-|-`, MODE being the variant in flight. */
+void fz_replay(const FzReplay *r, double timeout_s, FzVerdict *v);
+void fz_verdict_add(FzVerdict *v, const char *sig);          /* unless already there */
+bool fz_verdict_has(const FzVerdict *v, const char *sig);
+/* Add the crash (or, hung, the hang) signature of a child that ended with
+ * wait status `status` while running `variant`. */
+void fz_verdict_lost(FzVerdict *v, int variant, bool hung, int status);
+
+/* ---- bench.c: `ptofuzz bench defects` ---------------------------------------------- */
+
+/* seconds (per trial and for the all-defects campaign), trials, jobs, seed,
+ * policy_path. Prints the per-defect lines and the attribution; exit status. */
+int fz_bench_defects(const FzRunOpts *o);
 
 #endif

@@ -3,6 +3,7 @@
  *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]
  *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]
  *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST]
+ *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
  *   db (list|show ID|stats|merge F...|export ID) [--db=F]
  * `diff` runs the check in a child process so a crash becomes an outcome. */
 #include "fz.h"
@@ -24,6 +25,7 @@ static int usage(void) {
         "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]\n"
         "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
         "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST]\n"
+        "       ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n", stderr);
   return 1;
 }
@@ -124,7 +126,24 @@ static int gen(int argc, char **argv) {
   return 0;
 }
 
+/* bench defects: per defect, --trials campaigns of at most --time seconds
+ * with that defect alone; then one all-defects campaign (bench.c). */
+static int bench_defects(int argc, char **argv) {
+  FzRunOpts o = {.seconds = 10, .seed = 1, .jobs = 1, .trials = 3};
+  for (int i = 1; i < argc; i++) {
+    double v;
+    const char *a = argv[i];
+    if (num(a, "--time=", &v) && v > 0) o.seconds = v;
+    else if (num(a, "--trials=", &v) && v >= 1 && v <= 1000) o.trials = (int)v;
+    else if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
+    else if (num(a, "--seed=", &v)) o.seed = (uint64_t)v;
+    else if (!flag(a, "--policy=", &o.policy_path)) return usage();
+  }
+  return fz_bench_defects(&o);
+}
+
 static int bench(int argc, char **argv) {
+  if (argc >= 1 && !strcmp(argv[0], "defects")) return bench_defects(argc, argv);
   if (argc < 1 || strcmp(argv[0], "throughput")) return usage();
   FzRunOpts o = {.seconds = 10, .seed = 1, .bugs_text = getenv("PTOFUZZ_BUGS")};
   for (int i = 1; i < argc; i++) {

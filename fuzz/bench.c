@@ -1,0 +1,382 @@
+/* bench.c — `ptofuzz bench defects`: how fast, and as what, the fuzzer finds
+ * each injected defect. Consumes a time budget S, a trial count N, a job
+ * count J, a seed and a policy; produces, on stdout:
+ *
+ *   defect=NAME found=K/N median_s=F max_s=F signatures=K     (per defect, defects.def order)
+ *   all defect=NAME signatures=K                               (per defect)
+ *   all: signatures=K unattributed=K shared=none|SIG:NAME+NAME,...
+ *
+ * Trials. For each defect, N campaigns with only that defect switched on;
+ * trial t generates its kernels from the seed fz_kernel_seed(seed, t) (kernel
+ * i from fz_kernel_seed(that, i), as `ptofuzz run --seed=that` would), the same
+ * seeds for every defect. A trial stops at its first kernel that gives any
+ * finding, or when S seconds have passed (checked between kernels). Its time
+ * to first finding is wall time measured inside the trial; one that found
+ * nothing counts S. signatures= counts the distinct signatures over all
+ * findings of the N first-finding kernels.
+ *
+ * The all-defects campaign. Every defect on, S seconds, the kernels of --seed
+ * striped over J workers; every distinct signature is kept with the first
+ * kernel that gave it. Each signature is then attributed by replaying that
+ * kernel (same input and schedule seeds) once per defect with that defect
+ * alone on: the defects that reproduce the exact signature. A signature no
+ * single defect reproduces is unattributed; one several reproduce is shared.
+ *
+ * Processes. Every trial (and every stripe of the all-defects campaign) runs
+ * in a forked child, at most J at once; a child checks its kernels in-process
+ * and single-threaded, and writes its result to shared memory. A child that
+ * dies is a `crash|MODE|SIGNAL|-|-|-` finding at the kernel in flight (a
+ * stripe is then restarted after that kernel), one that spends longer than 20
+ * seconds on one kernel is killed and gives `hang|MODE|watchdog|-|-|-`.
+ * Attribution replays run through fz_replay (forked, same watchdog), the
+ * signatures striped over J children. No database is written. */
+#include "fz.h"
+#include "orc.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { HANG_SECONDS = 20, MAXJOBS = 64, MAXALLSIG = 1024 };   /* distinct signatures kept, at most */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A list of distinct signatures, each with the first kernel that gave it. */
+typedef struct {
+  int n;
+  char sig[MAXALLSIG][FZ_SIGLEN];
+  int64_t first[MAXALLSIG];
+} SigSet;
+
+static void sigset_add(SigSet *s, const char *sig, int64_t kernel) {
+  for (int i = 0; i < s->n; i++)
+    if (!strcmp(s->sig[i], sig)) {
+      if (kernel < s->first[i]) s->first[i] = kernel;
+      return;
+    }
+  if (s->n == MAXALLSIG) return;
+  snprintf(s->sig[s->n], sizeof s->sig[0], "%s", sig);
+  s->first[s->n++] = kernel;
+}
+
+/* What a worker publishes; the parent reads it when the worker has ended. */
+typedef struct {
+  volatile double t0;                           /* the worker started (CLOCK_MONOTONIC) */
+  volatile int64_t cur;                         /* kernel in flight, -1 none */
+  volatile double started;                      /* when the kernel in flight started */
+  volatile int variant, sched;                  /* the variant in flight */
+  volatile int64_t kernels;
+  volatile int done;
+  volatile int found;                           /* trial: a kernel gave a finding */
+  volatile double t_found;                      /* seconds from t0 */
+  FzVerdict v;                                  /* trial: the first-finding kernel's signatures */
+  SigSet all;                                   /* stripe: every signature seen */
+} Pub;
+
+typedef struct {
+  uint32_t bugs;
+  uint64_t seed;
+  int64_t start, stride;
+  double seconds;                               /* trial: budget from its own start */
+  double deadline;                              /* stripe: absolute end; 0 for trials */
+  bool stop_first;
+  /* results, kept by the parent */
+  bool found, ended;
+  double t;
+  FzVerdict v;
+  SigSet *acc;                                  /* stripe: accumulated over restarts */
+  int64_t kernels;
+} Job;
+
+static void note(void *ctx, int variant, int sched) {
+  Pub *s = ctx;
+  s->variant = variant;
+  s->sched = sched;
+}
+
+static _Noreturn void worker(const Job *j, const FzPolicy *pol, Pub *s, pid_t parent) {
+  signal(SIGPIPE, SIG_DFL);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);             /* a killed bench takes its workers along */
+  if (getppid() != parent) _exit(0);
+  s->t0 = now_s();
+  double deadline = j->deadline > 0 ? j->deadline : s->t0 + j->seconds;
+  for (int64_t i = j->start; now_s() < deadline; i += j->stride) {
+    s->started = now_s();
+    s->cur = i;
+    size_t len;
+    char *text = fz_kernel_text(pol, j->seed, i, &len);
+    uint64_t ks = fz_kernel_seed(j->seed, i);
+    FzReplay r = {.text = text, .len = len, .bugs = j->bugs, .input_seed = ks, .sched_seed = ks | 1,
+                  .progress = note, .ctx = s};
+    FzVerdict v;
+    fz_verdict(&r, &v);
+    free(text);
+    s->kernels++;
+    s->cur = -1;
+    if (!v.finding) continue;
+    if (j->stop_first) {
+      s->v = v;
+      s->t_found = now_s() - s->t0;
+      s->found = 1;
+      break;
+    }
+    for (int k = 0; k < v.n; k++) sigset_add(&s->all, v.sig[k], i);
+  }
+  s->done = 1;
+  _exit(0);
+}
+
+/* ---- running jobs on J workers --------------------------------------------------- */
+
+typedef struct {
+  pid_t pid;
+  int job;
+} Kid;
+
+static void spawn(Kid *k, Job *jobs, int j, const FzPolicy *pol, Pub *s) {
+  memset((void *)s, 0, sizeof *s);
+  s->cur = -1;
+  fflush(NULL);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) die("fork: %s", strerror(errno));
+  if (!pid) worker(&jobs[j], pol, s, parent);
+  k->pid = pid;
+  k->job = j;
+}
+
+/* A worker ended (status st, or hung): fold its slot into its job. True when
+ * the job must run again (a stripe that lost a kernel and has time left). */
+static bool ended(Job *j, Pub *s, int st, bool hung) {
+  bool clean = !hung && WIFEXITED(st) && !WEXITSTATUS(st) && s->done;
+  j->kernels += s->kernels;
+  if (j->stop_first) {
+    j->ended = true;
+    if (clean) {
+      j->found = s->found;
+      j->t = s->found ? s->t_found : j->seconds;
+      if (s->found) j->v = s->v;
+      return false;
+    }
+    memset(&j->v, 0, sizeof j->v);
+    fz_verdict_lost(&j->v, s->variant, hung, st);
+    j->found = true;
+    j->t = s->t0 > 0 ? now_s() - s->t0 : 0;
+    return false;
+  }
+  for (int i = 0; i < s->all.n; i++) sigset_add(j->acc, s->all.sig[i], s->all.first[i]);
+  if (clean) {
+    j->ended = true;
+    return false;
+  }
+  FzVerdict lost = {0};
+  fz_verdict_lost(&lost, s->variant, hung, st);
+  int64_t at = s->cur >= 0 ? s->cur : j->start;
+  sigset_add(j->acc, lost.sig[0], at);
+  j->start = at + j->stride;                    /* go on after the lost kernel */
+  j->ended = now_s() >= j->deadline;
+  return !j->ended;
+}
+
+/* Run every job, at most `par` at once, each in its own child. */
+static void run_jobs(Job *jobs, int n, int par, const FzPolicy *pol) {
+  Pub *slots = mmap(NULL, sizeof(Pub) * (size_t)par, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (slots == MAP_FAILED) die("mmap: %s", strerror(errno));
+  Kid kids[MAXJOBS] = {{0}};
+  int *queue = malloc(sizeof(int) * (size_t)(n + 1)), qh = 0, qt = 0, live = 0;
+  if (!queue) die("out of memory");
+  for (int i = 0; i < n; i++) queue[qt++] = i;
+  while (qh < qt || live) {
+    for (int w = 0; w < par && qh < qt; w++)
+      if (!kids[w].pid) spawn(&kids[w], jobs, queue[qh++], pol, &slots[w]), live++;
+    usleep(5000);
+    double t = now_s();
+    for (int w = 0; w < par; w++) {
+      if (!kids[w].pid) continue;
+      int st = 0;
+      pid_t r = waitpid(kids[w].pid, &st, WNOHANG);
+      bool hung = !r && slots[w].cur >= 0 && t - slots[w].started > HANG_SECONDS;
+      if (hung) {
+        kill(kids[w].pid, SIGKILL);
+        waitpid(kids[w].pid, &st, 0);
+        r = kids[w].pid;
+      }
+      if (r != kids[w].pid) continue;
+      kids[w].pid = 0;
+      live--;
+      int j = kids[w].job;
+      if (ended(&jobs[j], &slots[w], st, hung)) {
+        if (qh > 0) queue[--qh] = j;            /* run it again next, in this slot's turn */
+        else queue[qt++] = j;
+      }
+    }
+  }
+  free(queue);
+  munmap(slots, sizeof(Pub) * (size_t)par);
+}
+
+/* ---- the bench -------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Order signatures by their first kernel, then by text: a stable report. */
+static int cmp_first(const void *a, const void *b, void *ctx) {
+  const SigSet *s = ctx;
+  int x = *(const int *)a, y = *(const int *)b;
+  if (s->first[x] != s->first[y]) return s->first[x] < s->first[y] ? -1 : 1;
+  return strcmp(s->sig[x], s->sig[y]);
+}
+
+/* who[i]: the defects that alone give signature i on the kernel that first
+ * gave it. Signatures are striped over `par` children; each replay is forked
+ * again by fz_replay, so a crash costs one replay, not the stripe. */
+static void attribute(const SigSet *acc, const FzPolicy *pol, uint64_t seed, int par, uint32_t *who) {
+  size_t bytes = sizeof(uint32_t) * (size_t)(acc->n + 1);
+  uint32_t *sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (sh == MAP_FAILED) die("mmap: %s", strerror(errno));
+  memset(sh, 0, bytes);
+  if (par > acc->n) par = acc->n;
+  pid_t kids[MAXJOBS], parent = getpid();
+  fflush(NULL);
+  for (int w = 0; w < par; w++) {
+    if ((kids[w] = fork()) < 0) die("fork: %s", strerror(errno));
+    if (kids[w]) continue;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);
+    for (int i = w; i < acc->n; i += par) {
+      size_t len;
+      char *text = fz_kernel_text(pol, seed, acc->first[i], &len);
+      uint64_t ks = fz_kernel_seed(seed, acc->first[i]);
+      uint32_t m = 0;
+      for (int d = 0; d < BUG_N; d++) {
+        FzReplay r = {.text = text, .len = len, .bugs = 1u << d, .input_seed = ks, .sched_seed = ks | 1};
+        FzVerdict v;
+        fz_replay(&r, HANG_SECONDS, &v);
+        if (fz_verdict_has(&v, acc->sig[i])) m |= 1u << d;
+      }
+      free(text);
+      sh[i] = m;
+    }
+    _exit(0);
+  }
+  for (int w = 0; w < par; w++)
+    while (waitpid(kids[w], NULL, 0) < 0 && errno == EINTR) {
+    }
+  memcpy(who, sh, bytes);
+  munmap(sh, bytes);
+}
+
+int fz_bench_defects(const FzRunOpts *o) {
+  FzPolicy pol;
+  fz_policy_default(&pol);
+  char err[256];
+  if (o->policy_path && !fz_policy_load(&pol, o->policy_path, err, sizeof err)) {
+    fprintf(stderr, "ptofuzz: %s\n", err);
+    return 1;
+  }
+  int par = o->jobs < 1 ? 1 : o->jobs > MAXJOBS ? MAXJOBS : o->jobs;
+  int N = o->trials < 1 ? 1 : o->trials;
+  double S = o->seconds > 0 ? o->seconds : 10;
+
+  /* Trials: defect-major, so the lines come in defects.def order. */
+  int nj = BUG_N * N;
+  Job *jobs = calloc((size_t)nj, sizeof *jobs);
+  if (!jobs) die("out of memory");
+  for (int d = 0; d < BUG_N; d++)
+    for (int t = 0; t < N; t++)
+      jobs[d * N + t] = (Job){.bugs = 1u << d, .seed = fz_kernel_seed(o->seed, t), .start = 0, .stride = 1,
+                              .seconds = S, .stop_first = true};
+  run_jobs(jobs, nj, par, &pol);
+  double *ts = malloc(sizeof(double) * (size_t)N);
+  if (!ts) die("out of memory");
+  for (int d = 0; d < BUG_N; d++) {
+    int found = 0;
+    SigSet *u = calloc(1, sizeof *u);
+    if (!u) die("out of memory");
+    for (int t = 0; t < N; t++) {
+      const Job *j = &jobs[d * N + t];
+      found += j->found;
+      ts[t] = j->found ? j->t : S;
+      for (int k = 0; k < j->v.n; k++) sigset_add(u, j->v.sig[k], t);
+    }
+    qsort(ts, (size_t)N, sizeof *ts, cmp_double);
+    double med = N % 2 ? ts[N / 2] : (ts[N / 2 - 1] + ts[N / 2]) / 2;
+    printf("defect=%s found=%d/%d median_s=%.3f max_s=%.3f signatures=%d\n", ir_bug_name(d), found, N, med, ts[N - 1],
+           u->n);
+    fflush(stdout);
+    for (int k = 0; k < u->n; k++) fprintf(stderr, "bench: %s trial signature %s\n", ir_bug_name(d), u->sig[k]);
+    free(u);
+  }
+  fflush(stdout);
+  free(ts);
+  free(jobs);
+
+  /* The all-defects campaign: J stripes of the kernels of --seed, S seconds. */
+  SigSet *acc = calloc(1, sizeof *acc);
+  Job *stripes = calloc((size_t)par, sizeof *stripes);
+  if (!acc || !stripes) die("out of memory");
+  double deadline = now_s() + S;
+  for (int w = 0; w < par; w++)
+    stripes[w] = (Job){.bugs = (1u << BUG_N) - 1, .seed = o->seed, .start = w, .stride = par, .deadline = deadline,
+                       .acc = acc};
+  run_jobs(stripes, par, par, &pol);
+  int64_t kernels = 0;
+  for (int w = 0; w < par; w++) kernels += stripes[w].kernels;
+  free(stripes);
+  fprintf(stderr, "bench: all defects: %lld kernels, %d signatures\n", (long long)kernels, acc->n);
+
+  /* Attribution: replay each signature's first kernel with one defect at a time. */
+  int *order = malloc(sizeof(int) * (size_t)(acc->n + 1));
+  uint32_t *who = calloc((size_t)acc->n + 1, sizeof *who);
+  if (!order || !who) die("out of memory");
+  for (int i = 0; i < acc->n; i++) order[i] = i;
+  qsort_r(order, (size_t)acc->n, sizeof *order, cmp_first, acc);
+  attribute(acc, &pol, o->seed, par, who);
+  for (int x = 0; x < acc->n; x++) {
+    int i = order[x];
+    char names[600];
+    ir_bugs_format(who[i], names, sizeof names);
+    fprintf(stderr, "bench: all signature %s kernel %lld: %s\n", acc->sig[i], (long long)acc->first[i],
+            who[i] ? names : "unattributed");
+  }
+  for (int d = 0; d < BUG_N; d++) {
+    int k = 0;
+    for (int i = 0; i < acc->n; i++) k += who[i] >> d & 1u;
+    printf("all defect=%s signatures=%d\n", ir_bug_name(d), k);
+    fflush(stdout);
+  }
+  int unattributed = 0;
+  char shared[8192] = "";
+  size_t at = 0;
+  for (int x = 0; x < acc->n; x++) {
+    int i = order[x];
+    unattributed += !who[i];
+    if (!(who[i] & (who[i] - 1))) continue;     /* zero or one defect */
+    at += (size_t)snprintf(shared + at, at < sizeof shared ? sizeof shared - at : 0, "%s%s:", at ? "," : "", acc->sig[i]);
+    bool first = true;
+    for (int d = 0; d < BUG_N; d++)
+      if (who[i] >> d & 1u) {
+        at += (size_t)snprintf(shared + at, at < sizeof shared ? sizeof shared - at : 0, "%s%s", first ? "" : "+",
+                               ir_bug_name(d));
+        first = false;
+      }
+  }
+  printf("all: signatures=%d unattributed=%d shared=%s\n", acc->n, unattributed, at ? shared : "none");
+  free(order);
+  free(who);
+  free(acc);
+  return 0;
+}

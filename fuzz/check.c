@@ -1,0 +1,359 @@
+/* check.c — pto-check, the regression replayer (DESIGN section 12):
+ *
+ *   pto-check [PATH...] [--bugs=LIST|all] [--db=F]
+ *
+ * Consumes reproducers (every *.ptk of corpus/regress/ by default; a PATH is a
+ * file or a directory, whose *.ptk files are taken in byte order of their
+ * names) and, with --db, the test cases of the findings marked fixed in a
+ * findings database; produces TAP on stdout, one test point per file and per
+ * database test case. A reproducer's header lines (anywhere in the file, at
+ * the start of a line):
+ *
+ *   # expect: clean
+ *   # defect: NAME -> KIND SIGNATURE
+ *
+ * `# expect: clean` is required; `# defect:` is optional (at most one). A file
+ * is ok when the clean compiler gives verdict clean (the kernel is valid and
+ * no variant is a finding) and, when its defect is switched on, when the run
+ * with the defects on shows SIGNATURE among its findings. --bugs=LIST switches
+ * on the listed defects for every file whose defect is in the list (the other
+ * files are still checked clean); --bugs=all checks each file against its own
+ * defect alone. Replays run as `ptofuzz diff FILE` does (input seed 0, random
+ * schedule seed 1), each in a forked child, so a crash is a signature.
+ *
+ * Exit status: 0 all ok, 3 some not ok, 1 usage or input errors (a path that
+ * cannot be read, a file without `# expect:`, an unknown defect name, a
+ * database that cannot be opened). A malformed header line is a `not ok`. */
+#include "fz.h"
+#include "orc.h"
+#include "rep.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { WATCHDOG_S = 60 };
+
+typedef struct {
+  char *path;                                   /* a file, or "DB: finding ID" */
+  char *text;
+  size_t len;
+  int defect;                                   /* -1: no `# defect:` header */
+  char sig[FZ_SIGLEN];                          /* the declared signature */
+  char bad[320];                                /* a malformed header: the reason; "" if fine */
+  bool from_db;
+} Repro;
+
+typedef struct {
+  Repro *v;
+  int n, cap;
+  int errors;                                   /* input errors (exit 1) */
+} List;
+
+static int usage(FILE *f, int rc) {
+  fputs("usage: pto-check [PATH...] [--bugs=LIST|all] [--db=F]\n"
+        "  replays reproducers (default: every *.ptk in corpus/regress/) and prints TAP;\n"
+        "  exit 0 all ok, 3 some not ok, 1 usage or input error\n", f);
+  return rc;
+}
+
+static Repro *push(List *l) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 32;
+    l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
+    if (!l->v) die("out of memory");
+  }
+  Repro *r = &l->v[l->n++];
+  memset(r, 0, sizeof *r);
+  r->defect = -1;
+  return r;
+}
+
+static char *xstrdup(const char *s) {
+  char *d = strdup(s);
+  if (!d) die("out of memory");
+  return d;
+}
+
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap + 1);
+  if (!buf) die("out of memory");
+  for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+    n += r;
+    if (n == cap && !(buf = realloc(buf, (cap *= 2) + 1))) die("out of memory");
+  }
+  bool ok = !ferror(f);
+  fclose(f);
+  if (!ok) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+/* ---- headers ------------------------------------------------------------------ */
+
+static bool is_kind(const char *k) {
+  for (int o = OUT_REJECT; o <= OUT_BLOWUP; o++)
+    if (!strcmp(k, orc_outcome_name((Outcome)o))) return true;
+  return false;
+}
+
+/* A declared signature: six non-empty '|'-separated fields, a finding kind
+ * equal to KIND, a mode of the oracle. Empty string if fine, else why not. */
+static void check_sig(const char *kind, const char *sig, char *why, size_t n) {
+  char f[6][FZ_SIGLEN];
+  int nf = 0;
+  const char *p = sig;
+  why[0] = 0;
+  for (;;) {
+    size_t k = strcspn(p, "|");
+    if (nf < 6) snprintf(f[nf], sizeof f[nf], "%.*s", (int)k, p);
+    nf++;
+    if (!k) return (void)snprintf(why, n, "signature '%s': field %d is empty", sig, nf);
+    if (!p[k]) break;
+    p += k + 1;
+  }
+  if (nf != 6) return (void)snprintf(why, n, "signature '%s' has %d fields, not 6 (kind|mode|code|op|pass|pattern)", sig, nf);
+  if (!is_kind(f[0])) return (void)snprintf(why, n, "signature '%s': '%s' is not a finding kind", sig, f[0]);
+  if (strcmp(f[1], "none") && strcmp(f[1], "up_down") && strcmp(f[1], "left_right"))
+    return (void)snprintf(why, n, "signature '%s': '%s' is not a mode (none, up_down, left_right)", sig, f[1]);
+  if (strcmp(kind, f[0])) snprintf(why, n, "kind '%s' differs from the signature's kind '%s'", kind, f[0]);
+}
+
+static int bug_index(const char *name) {
+  for (int b = 0; ir_bug_name(b); b++)
+    if (!strcmp(ir_bug_name(b), name)) return b;
+  return -1;
+}
+
+static void bad(Repro *r, int line, const char *fmt, const char *a) {
+  if (r->bad[0]) return;                        /* the first problem is the reason */
+  char m[260];
+  snprintf(m, sizeof m, fmt, a);
+  snprintf(r->bad, sizeof r->bad, "line %d: %s", line, m);
+}
+
+/* Read the header lines; false (message printed) on an input error. */
+static bool parse_headers(Repro *r) {
+  bool expect = false;
+  int line = 0;
+  for (const char *p = r->text; *p;) {
+    const char *eol = strchr(p, '\n');
+    size_t n = eol ? (size_t)(eol - p) : strlen(p);
+    line++;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf - 1 ? n : sizeof buf - 1), p);
+    p += n + (eol != NULL);
+    size_t k = strlen(buf);
+    while (k && (buf[k - 1] == '\r' || buf[k - 1] == ' ' || buf[k - 1] == '\t')) buf[--k] = 0;
+    if (buf[0] != '#') continue;
+    char *s = buf + 1 + strspn(buf + 1, " \t");
+    if (!strncmp(s, "expect:", 7)) {
+      char *v = s + 7 + strspn(s + 7, " \t");
+      if (expect) bad(r, line, "a second '# expect:' line%s", "");
+      else if (strcmp(v, "clean")) bad(r, line, "unsupported expectation '%s' (only 'clean')", v);
+      expect = true;
+    } else if (!strncmp(s, "defect:", 7)) {
+      char *tok[5], *save = NULL;
+      int nt = 0;
+      for (char *t = strtok_r(s + 7, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        if (nt < 5) tok[nt++] = t;
+        else nt++;
+      if (nt >= 1 && strcmp(tok[0], "->")) {
+        int b = bug_index(tok[0]);
+        if (b < 0) {
+          char known[600];
+          ir_bugs_format((1u << BUG_N) - 1, known, sizeof known);
+          fprintf(stderr, "pto-check: %s:%d: unknown defect '%s' (known: %s)\n", r->path, line, tok[0], known);
+          return false;
+        }
+        if (r->defect >= 0) {
+          bad(r, line, "a second '# defect:' line%s", "");
+          continue;
+        }
+        r->defect = b;
+      }
+      if (nt != 4 || strcmp(tok[1], "->")) {
+        bad(r, line, "malformed '# defect:' line: expected '# defect: NAME -> KIND SIGNATURE'%s", "");
+        continue;
+      }
+      char why[300];
+      check_sig(tok[2], tok[3], why, sizeof why);
+      if (why[0]) bad(r, line, "%s", why);
+      else snprintf(r->sig, sizeof r->sig, "%s", tok[3]);
+    }
+  }
+  if (!expect) {
+    fprintf(stderr, "pto-check: %s: no '# expect: clean' header line\n", r->path);
+    return false;
+  }
+  return true;
+}
+
+/* ---- inputs ------------------------------------------------------------------- */
+
+static void add_file(List *l, const char *path) {
+  size_t len;
+  char *text = read_all(path, &len);
+  if (!text) {
+    fprintf(stderr, "pto-check: cannot read %s: %s\n", path, strerror(errno));
+    l->errors++;
+    return;
+  }
+  Repro *r = push(l);
+  r->path = xstrdup(path);
+  r->text = text;
+  r->len = len;
+  if (!parse_headers(r)) l->errors++;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void add_path(List *l, const char *path, bool must_exist) {
+  struct stat st;
+  if (stat(path, &st)) {
+    if (!must_exist && errno == ENOENT) return;
+    fprintf(stderr, "pto-check: cannot read %s: %s\n", path, strerror(errno));
+    l->errors++;
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) return add_file(l, path);
+  DIR *d = opendir(path);
+  if (!d) {
+    fprintf(stderr, "pto-check: cannot read %s: %s\n", path, strerror(errno));
+    l->errors++;
+    return;
+  }
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t k = strlen(e->d_name);
+    if (k < 5 || strcmp(e->d_name + k - 4, ".ptk") || e->d_name[0] == '.') continue;
+    if (n == cap && !(names = realloc(names, (cap = cap ? 2 * cap : 32) * sizeof *names))) die("out of memory");
+    names[n++] = xstrdup(e->d_name);
+  }
+  closedir(d);
+  if (n) qsort(names, n, sizeof *names, by_name);
+  size_t pl = strlen(path);
+  bool slash = pl && path[pl - 1] == '/';
+  for (size_t i = 0; i < n; i++) {
+    char full[4096];
+    snprintf(full, sizeof full, "%s%s%s", path, slash ? "" : "/", names[i]);
+    add_file(l, full);
+    free(names[i]);
+  }
+  free(names);
+}
+
+static void db_case(void *ctx, int64_t finding, const char *signature, const char *kernel) {
+  List *l = ctx;
+  Repro *r = push(l);
+  char name[FZ_SIGLEN + 64];
+  snprintf(name, sizeof name, "db finding %lld %s", (long long)finding, signature);
+  r->path = xstrdup(name);
+  r->text = xstrdup(kernel);
+  r->len = strlen(kernel);
+  r->from_db = true;
+}
+
+static bool add_db(List *l, const char *path) {
+  if (access(path, R_OK)) {                     /* db_open would create it */
+    fprintf(stderr, "pto-check: cannot read %s: %s\n", path, strerror(errno));
+    return false;
+  }
+  char err[256];
+  Db *d = db_open(path, err, sizeof err);
+  if (!d) {
+    fprintf(stderr, "pto-check: cannot open %s: %s\n", path, err);
+    return false;
+  }
+  int n = db_fixed_testcases(d, db_case, l);
+  if (n < 0) fprintf(stderr, "pto-check: %s: %s\n", path, db_errmsg(d));
+  db_close(d);
+  return n >= 0;
+}
+
+/* ---- the replay ---------------------------------------------------------------- */
+
+static void sig_list(const FzVerdict *v, char *buf, size_t n) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; i < v->n && at < n; i++) at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", v->sig[i]);
+  if (!v->n) snprintf(buf, n, "none");
+}
+
+/* One test point; true when ok. */
+static bool check(int num, const Repro *r, bool all, uint32_t bugs) {
+  char why[2400] = "", did[1400];
+  snprintf(did, sizeof did, "clean");
+  FzReplay rp = {.name = r->path, .text = r->text, .len = r->len, .sched_seed = 1};
+  FzVerdict v;
+  if (r->bad[0]) {
+    snprintf(why, sizeof why, "%s", r->bad);
+  } else {
+    fz_replay(&rp, WATCHDOG_S, &v);
+    char got[900];
+    sig_list(&v, got, sizeof got);
+    if (v.invalid) snprintf(why, sizeof why, "the kernel is invalid: %s", v.why);
+    else if (v.finding) snprintf(why, sizeof why, "the clean compiler gives findings: %s", got);
+  }
+  uint32_t on = r->defect < 0 || r->from_db ? 0 : all ? 1u << r->defect : bugs >> r->defect & 1u ? bugs : 0;
+  if (!why[0] && on) {
+    char names[600], got[900];
+    ir_bugs_format(on, names, sizeof names);
+    rp.bugs = on;
+    fz_replay(&rp, WATCHDOG_S, &v);
+    sig_list(&v, got, sizeof got);
+    if (!fz_verdict_has(&v, r->sig))
+      snprintf(why, sizeof why, "--bugs=%s: %s is not among the findings (%s)", names, r->sig, got);
+    snprintf(did, sizeof did, "clean, --bugs=%s gives %s", names, r->sig);
+  }
+  for (char *c = why; *c; c++) *c = *c == '\n' || *c == '\r' ? ' ' : *c;   /* one TAP line */
+  if (why[0]) printf("not ok %d - %s # %s\n", num, r->path, why);
+  else printf("ok %d - %s %s\n", num, r->path, did);
+  fflush(stdout);
+  return !why[0];
+}
+
+int main(int argc, char **argv) {
+  const char *bugs_text = getenv("PTOFUZZ_BUGS"), *db = NULL;
+  List l = {0};
+  int npaths = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout, 0);
+    if (!strncmp(a, "--bugs=", 7)) bugs_text = a + 7;
+    else if (!strncmp(a, "--db=", 5) && a[5]) db = a + 5;
+    else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "pto-check: unknown option '%s'\n", a);
+      return usage(stderr, 1);
+    } else npaths++;
+  }
+  bool all = bugs_text && !strcmp(bugs_text, "all");
+  uint32_t bugs = 0;
+  if (!all && !ir_bugs_option("pto-check", bugs_text, &bugs)) return 1;
+  for (int i = 1; i < argc; i++)
+    if (argv[i][0] != '-' || !argv[i][1]) add_path(&l, argv[i], true);
+  if (!npaths) add_path(&l, "corpus/regress", false);
+  if (!l.errors && db && !add_db(&l, db)) l.errors++;
+  if (l.errors) return 1;
+  if (!l.n) {
+    puts("1..0 # SKIP no reproducers");
+    return 0;
+  }
+  printf("1..%d\n", l.n);
+  int failed = 0;
+  for (int i = 0; i < l.n; i++) failed += !check(i + 1, &l.v[i], all, bugs);
+  for (int i = 0; i < l.n; i++) free(l.v[i].path), free(l.v[i].text);
+  free(l.v);
+  return failed ? 3 : 0;
+}
