@@ -4,9 +4,10 @@
  *   B-TILE    buffers: a known space for the core, valid within the shape
  *   B-ALIGN   allocations: row-major vec cols*elem % 32, column-major vec
  *             rows*elem % 32, fractal rows and cols multiples of the box
- *             (rows waived for one row)
+ *             (rows waived for one row); subviews of fractal parents: sizes
+ *             and constant offsets box multiples (DESIGN has this under
+ *             B-SUBVIEW; docs/decisions.md)
  *   B-SUBVIEW sizes > 0, constant offsets >= 0, constant valid in [0, size],
- *             fractal parents: sizes and constant offsets box multiples,
  *             window inside the parent
  *   B-PART    tload/tstore partitions inside the GM tensor
  *   B-STORE   partition elements = the source's valid elements (static,
@@ -72,7 +73,7 @@ static void subview(VB *v, const Call *c) {
       FAIL(vl->loc, B_SUBVIEW, "subview valid %d outside [%d, %d] on dim %d", vl->ix[d].c, vmin, size[d], d);
     if (fractal(t->sp) && !(d == 0 && size[0] == 1 && t->R == 1) &&
         (size[d] % box[d] || (ir_aff_const(&o->ix[d]) && o->ix[d].c % box[d])))
-      FAIL(c->loc, B_SUBVIEW, "subview of a fractal %s tile: size %d / offset on dim %d not a multiple of the %d box",
+      FAIL(c->loc, B_ALIGN, "subview of a fractal %s tile: size %d / offset on dim %d not a multiple of the %d box",
            ir_space_name(t->sp), size[d], d, box[d]);
     int64_t lo, hi;
     ir_aff_range(v->k, &o->ix[d], &lo, &hi);
