@@ -117,7 +117,7 @@ static _Noreturn void worker(const Job *j, const FzPolicy *pol, Pub *s, pid_t pa
     char *text = fz_kernel_text(pol, j->seed, i, &len);
     uint64_t ks = fz_kernel_seed(j->seed, i);
     FzReplay r = {.text = text, .len = len, .bugs = j->bugs, .input_seed = ks, .sched_seed = ks | 1,
-                  .progress = note, .ctx = s};
+                  .random_every = FZ_RANDOM_EVERY, .progress = note, .ctx = s};   /* as `ptofuzz run` */
     FzVerdict v;
     fz_verdict(&r, &v);
     free(text);

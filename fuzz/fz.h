@@ -315,6 +315,7 @@ typedef struct {
   size_t len;
   uint32_t bugs;
   uint64_t input_seed, sched_seed;              /* `ptofuzz diff` uses 0 and 1 */
+  int random_every;                             /* OrcOpts.random_every: 0 always (replays), campaigns sample */
   void (*progress)(void *ctx, int variant, int sched);   /* fz_verdict only */
   void *ctx;
 } FzReplay;

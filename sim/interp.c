@@ -106,6 +106,8 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
   for (int i = 0; i < k->np; i++) {
     Gm *g = &s->gm[k->params[i]->id];
     g->v = k->params[i];
+    if (o && o->origins && g->v->dir != DIR_IN)
+      g->orig = ir_alloc(s->A, (size_t)g->v->dim[0] * g->v->dim[1] * sizeof *g->orig);
     if (!o || !o->inputs) {
       gm_init(s, g, &rng);
       continue;
@@ -436,6 +438,9 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
       memcpy(g->bytes + 4 * ((size_t)(r0 + i) * g->cols + (size_t)c0), &t->d[i * t->C], (size_t)vc * 4);
     else
       for (int j = 0; j < vc; j++) gm_set(g, (int)r0 + i, (int)c0 + j, t->d[i * t->C + j]);
+    if (g->orig && vr < 1024 && vc < 1024)
+      for (int j = 0; j < vc; j++)
+        g->orig[(size_t)(r0 + i) * g->cols + (size_t)c0 + (size_t)j] = SIM_ORIGIN((uint64_t)c->loc.off, i, j, vr, vc);
   }
 }
 

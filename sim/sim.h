@@ -38,7 +38,15 @@ typedef struct {
   const Var *v;
   int rows, cols;
   unsigned char *bytes;
+  /* With SimOpts.origins (outputs of a reference run): per element, which store
+   * wrote it last and where in the stored tile: SIM_ORIGIN(...) or 0. */
+  uint64_t *orig;
 } Gm;
+/* The store at source offset off wrote element (lr, lc) of a [vr, vc] valid region. */
+#define SIM_ORIGIN(off, lr, lc, vr, vc)                                                                   \
+  ((uint64_t)((off) + 1) << 40 | (uint64_t)(lr) << 30 | (uint64_t)(lc) << 20 | (uint64_t)(vr) << 10 | (uint64_t)(vc))
+#define SIM_ORIGIN_STORE(o) ((int64_t)((o) >> 40) - 1)
+#define SIM_ORIGIN_FIELD(o, k) ((int)(((o) >> (30 - 10 * (k))) & 1023))   /* k: 0 lr, 1 lc, 2 vr, 3 vc */
 
 typedef struct Sim Sim;
 typedef struct MatMemo MatMemo;
@@ -47,6 +55,7 @@ typedef struct {
   uint64_t max_steps;                           /* element operations; 0: default */
   const Sim *inputs;                            /* copy the inputs of this (unrun) simulation instead */
   MatMemo *memo;                                /* matmul results shared by the runs of one kernel */
+  bool origins;                                 /* record Gm.orig for outputs (the oracle's golden run) */
 } SimOpts;
 
 /* A matmul result depends only on its operands' regions: the runs of one
