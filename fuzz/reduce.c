@@ -15,7 +15,8 @@
  *   0. (once) drop comments and blank lines;
  *   1. hierarchical delta debugging: ddmin over the statements and whole
  *      blocks of the body, then inside each remaining block, level by level;
- *   2. unwrap blocks (keep a loop's body, drop the loop);
+ *   2. unwrap blocks (keep a loop's body, drop the loop; for a loop whose
+ *      variable is used, with the variable replaced by the loop's start);
  *   3. drop parameters the body no longer names (all at once, else one by one);
  *   4. shrink loop trip counts (to one trip, else to half);
  *   5. replace a call by one of its expression operands (`adds(sub(a, b), 1)`
@@ -540,13 +541,58 @@ static bool reduce_level(Red *R, int p) {
   return any;
 }
 
+/* The identifier name[0..n) replaced by rep throughout s (malloc'd). */
+static char *subst_id(const char *s, const char *name, size_t n, const char *rep) {
+  Buf b = {0};
+  size_t len = strlen(s);
+  putn(&b, "", 0);
+  for (size_t j = 0; j < len;) {
+    if (j + n <= len && !strncmp(s + j, name, n) && (!j || !is_id((unsigned char)s[j - 1])) &&
+        (j + n == len || !is_id((unsigned char)s[j + n]))) {
+      puts_(&b, rep);
+      j += n;
+    } else {
+      putn(&b, s + j++, 1);
+    }
+  }
+  return b.p;
+}
+
+/* Drop a block's opener and closer, keeping its body (indented two columns
+ * less); for a loop whose variable the body uses, also with the variable
+ * replaced by the loop's start. */
 static bool unwrap(Red *R) {
   bool any = false;
   for (int i = 0; i < R->nl && !R->capped; i++) {
     if (!is_unit(R, i) || R->l[i].k != L_OPEN) continue;
-    R->l[i].keep = R->l[R->l[i].match].keep = false;
-    if (test(R)) any = true;
-    else R->l[i].keep = R->l[R->l[i].match].keep = true;
+    int m = R->l[i].match;
+    const char *t = R->l[i].text + skip_blank(R->l[i].text), *r = strstr(t, " in range(");
+    char var[64] = "", lo[24] = "";
+    if (!strncmp(t, "for ", 4) && r && r > t + 4 && r - t - 4 < 63) {
+      snprintf(var, sizeof var, "%.*s", (int)(r - t - 4), t + 4);
+      snprintf(lo, sizeof lo, "%ld", strtol(r + 10, NULL, 10));
+    }
+    char **old = xrealloc(NULL, (size_t)(m - i + 1) * sizeof *old);
+    bool ok = false;
+    for (int sub = 0; sub < 2 && !ok && !R->capped && (!sub || *var); sub++) {
+      for (int j = i + 1; j < m; j++) {
+        old[j - i] = R->l[j].text;
+        const char *o = old[j - i];
+        char *x = sub ? subst_id(o, var, strlen(var), lo) : NULL;
+        const char *y = x ? x : o;
+        R->l[j].text = xstrndup(y + (strncmp(y, "  ", 2) ? 0 : 2), strlen(y) - (strncmp(y, "  ", 2) ? 0 : 2));
+        free(x);
+      }
+      R->l[i].keep = R->l[m].keep = false;
+      ok = test(R);
+      for (int j = i + 1; j < m; j++) {
+        free(ok ? old[j - i] : R->l[j].text);
+        if (!ok) R->l[j].text = old[j - i];
+      }
+      if (!ok) R->l[i].keep = R->l[m].keep = true;
+    }
+    free(old);
+    any |= ok;
   }
   return any;
 }

@@ -160,5 +160,36 @@ int main(void) {
   r = fz_reduce_text("not a kernel;\nat all;\n", keep, &never, &lim, &st);
   tap_ok(&t, !strcmp(r, "not a kernel;\nat all;\n"), "reduce-3.3", "text that is no kernel comes back unchanged");
   free(r);
+
+  /* generated kernels (one statement per line, as the emitter writes them) */
+  FzPolicy pol;
+  fz_policy_default(&pol);
+  int tried = 0, shrunk = 0, bad = 0, maxcalls = 0;
+  long before = 0, after = 0, calls = 0;
+  for (uint64_t seed = 1; tried < 24 && seed < 400; seed++) {
+    size_t len;
+    FzSrc src;
+    fz_src_seed(&src, seed);
+    FzKernel *fk = fz_generate(&pol, &src);
+    char *k = fz_emit(fk, &len);
+    fz_free(fk);
+    Pred g = {{"matmul(", NULL}, 0};
+    if (!strstr(k, "matmul(") || !keep(&g, k, len)) {
+      free(k);
+      continue;
+    }
+    tried++;
+    r = fz_reduce_text(k, keep, &g, &lim, &st);
+    bad += !keep(&g, r, strlen(r)) || st.capped;
+    shrunk += st.stmts_after < st.stmts_before;
+    before += st.stmts_before, after += st.stmts_after, calls += st.calls;
+    maxcalls = st.calls > maxcalls ? st.calls : maxcalls;
+    free(r), free(k);
+  }
+  tap_diag("generated: %d kernels, statements %ld -> %ld, %ld calls (at most %d)", tried, before, after, calls,
+           maxcalls);
+  tap_ok(&t, tried == 24 && !bad, "reduce-4.1", "24 generated kernels reduce to texts that still satisfy the predicate");
+  tap_ok(&t, shrunk == tried && after <= tried * 2, "reduce-4.2",
+         "every one shrinks, to at most 2 statements on average (%ld for %d)", after, tried);
   return tap_done(&t);
 }
