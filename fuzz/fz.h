@@ -316,6 +316,7 @@ typedef struct {
   uint32_t bugs;
   uint64_t input_seed, sched_seed;              /* `ptofuzz diff` uses 0 and 1 */
   int random_every;                             /* OrcOpts.random_every: 0 always (replays), campaigns sample */
+  bool quiet;                                   /* fz_replay: the child's stdout and stderr go to /dev/null */
   void (*progress)(void *ctx, int variant, int sched);   /* fz_verdict only */
   void *ctx;
 } FzReplay;
@@ -336,5 +337,49 @@ void fz_verdict_lost(FzVerdict *v, int variant, bool hung, int status);
 /* seconds (per trial and for the all-defects campaign), trials, jobs, seed,
  * policy_path. Prints the per-defect lines and the attribution; exit status. */
 int fz_bench_defects(const FzRunOpts *o);
+
+/* ---- reduce.c: the test-case minimizer (`ptofuzz reduce`) ------------------------- */
+
+enum { FZ_MAXSIGS = 16 };                        /* FZ_SIGLEN: replay.c */
+typedef struct {
+  int n;
+  char sig[FZ_MAXSIGS][FZ_SIGLEN];              /* kind|mode|code|op|pass|pattern, first seen first */
+} FzSigs;
+typedef struct {
+  uint32_t bugs;                                /* the oracle's options: defects, */
+  uint64_t input_seed, sched_seed;              /* inputs, random schedule; bisection on, random always run */
+  double timeout_s;                             /* per check; 0: 20 s (a campaign's hang limit) */
+} FzCheckOpts;
+/* Run the oracle on one kernel text in a forked child. The distinct finding
+ * signatures in report order; a child killed by a signal adds
+ * `crash|MODE|SIGNAL|-|-|-`, one past the timeout `hang|MODE|watchdog|-|-|-`
+ * (MODE: the variant in flight), as a campaign records them. False only when
+ * pipe or fork fail. */
+bool fz_check_sigs(const char *text, size_t len, const FzCheckOpts *o, FzSigs *out);
+typedef struct {
+  const char *sig;                              /* the signature to keep */
+  FzCheckOpts o;
+} FzSigTarget;
+/* A reduction predicate (ctx: FzSigTarget): the text still gives the signature. */
+bool fz_keep_sig(void *ctx, const char *text, size_t len);
+
+typedef bool (*FzKeepFn)(void *ctx, const char *text, size_t len);
+enum { FZ_REDUCE_MAX_CALLS = 2000, FZ_REDUCE_MAX_SECONDS = 300 };
+typedef struct {
+  int max_calls;                                /* predicate calls; 0: FZ_REDUCE_MAX_CALLS */
+  double max_seconds;                           /* wall time; 0: FZ_REDUCE_MAX_SECONDS */
+} FzReduceLimits;
+typedef struct {
+  int stmts_before, stmts_after;                /* fz_count_stmts */
+  int calls, cache_hits;                        /* predicate calls made; answers found in the cache */
+  bool capped;                                  /* a limit stopped the search */
+} FzReduceStats;
+/* A smaller text for which keep still holds (text is assumed to satisfy it):
+ * delta debugging over the body's lines and blocks, then unused parameters,
+ * loop trip counts and operands. Deterministic for a deterministic keep while
+ * no limit is reached. malloc'd; never NULL. */
+char *fz_reduce_text(const char *text, FzKeepFn keep, void *ctx, const FzReduceLimits *lim, FzReduceStats *st);
+/* Statements of a kernel text: body lines that end in `;` or open a block. */
+int fz_count_stmts(const char *text);
 
 #endif

@@ -5,6 +5,8 @@
  *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST]
  *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
  *   db (list|show ID|stats|merge F...|export ID) [--db=F]
+ *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
+ *   reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S]
  * `diff` runs the check in a child process so a crash becomes an outcome. */
 #include "fz.h"
 #include "orc.h"
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int usage(void) {
@@ -26,7 +29,9 @@ static int usage(void) {
         "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
         "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST]\n"
         "       ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
-        "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n", stderr);
+        "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n"
+        "       ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
+        "       ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S]\n", stderr);
   return 1;
 }
 
@@ -287,6 +292,135 @@ static int diff(int argc, char **argv) {
   return 3;
 }
 
+/* `reduce`: the kernel from FILE (its first finding's signature unless
+ * --signature) or from finding ID's first test case (its signature, defects,
+ * seed), reduced by fz_reduce_text against the oracle; printed, and for a
+ * finding stored with db_set_reduced. Exit 0 ok, 1 usage or a kernel without
+ * the signature, 2 internal error. */
+static int reduce(int argc, char **argv) {
+  const char *file = NULL, *sig = NULL, *out = NULL, *dbpath = "findings.db", *bugs = NULL, *fid = NULL;
+  bool seeded = false, opt_db = false;
+  double calls = 0, secs = 0;
+  FzCheckOpts co = {.sched_seed = 1};           /* as `ptofuzz diff` */
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strncmp(a, "--seed=", 7)) {
+      char *e;
+      co.input_seed = strtoull(a + 7, &e, 10);
+      if (!a[7] || *e) return usage();
+      seeded = true;
+    } else if (flag(a, "--signature=", &sig) || flag(a, "--bugs=", &bugs) || flag(a, "--finding=", &fid) ||
+               flag(a, "-o=", &out)) {
+    } else if (flag(a, "--db=", &dbpath)) opt_db = true;
+    else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
+    else if (num(a, "--max-calls=", &calls) || num(a, "--time=", &secs)) {
+    } else if (a[0] == '-' || file) return usage();
+    else file = a;
+  }
+  if (!file == !fid || (fid && (sig || bugs || seeded)) || (file && opt_db) || (calls && calls < 2)) return usage();
+  char *text = NULL, err[256];
+  Db *d = NULL;
+  long long id = 0;
+  DbCase dc = {0};
+  if (file) {
+    if (!ir_bugs_option("ptofuzz", bugs, &co.bugs)) return 1;
+    Arena *A = ir_arena_new();
+    Src src;
+    if (!ir_read_file(A, file, &src)) {
+      fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);
+      ir_arena_free(A);
+      return 1;
+    }
+    text = malloc(src.len + 1);
+    if (!text) die("out of memory");
+    memcpy(text, src.text, src.len);
+    text[src.len] = 0;
+    ir_arena_free(A);
+  } else {
+    char *e;
+    id = strtoll(fid, &e, 10);
+    if (!*fid || *e) return usage();
+    if (!(d = db_open(dbpath, err, sizeof err))) {
+      fprintf(stderr, "ptofuzz: cannot open %s: %s\n", dbpath, err);
+      return 1;
+    }
+    if (!db_first_case(d, id, &dc, err, sizeof err)) {
+      fprintf(stderr, "ptofuzz: %s\n", err);
+      db_close(d);
+      return 1;
+    }
+    /* flags as a campaign writes them: "--bugs=LIST schedule=rr|random" */
+    for (char *t = strtok(dc.flags, " "); t; t = strtok(NULL, " "))
+      if (!strncmp(t, "--bugs=", 7) && !ir_bugs_parse(t + 7, &co.bugs, err, sizeof err)) {
+        fprintf(stderr, "ptofuzz: finding %lld: %s\n", id, err);
+        db_case_free(&dc);
+        db_close(d);
+        return 1;
+      }
+    co.input_seed = dc.seed, co.sched_seed = dc.seed | 1;   /* a campaign's seeds (fuzz/campaign.c) */
+    sig = dc.signature;
+    text = dc.kernel, dc.kernel = NULL;
+  }
+  int rc = 1;
+  FzSigs first;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if (!fz_check_sigs(text, strlen(text), &co, &first)) {
+    fprintf(stderr, "ptofuzz: reduce: cannot fork a check: %s\n", strerror(errno));
+    rc = 2;
+    goto done;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double once = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+  const char *name = file ? file : "the test case";
+  if (!sig && !first.n) {
+    fprintf(stderr, "ptofuzz: reduce: %s gives no finding\n", name);
+    goto done;
+  }
+  if (!sig) sig = first.sig[0];
+  bool found = false;
+  for (int i = 0; i < first.n; i++) found |= !strcmp(first.sig[i], sig);
+  if (!found) {
+    fprintf(stderr, "ptofuzz: reduce: %s does not give the signature %s\n", name, sig);
+    goto done;
+  }
+  /* a candidate slower than ten times the original is taken for a hang, unless
+   * the target is one: then a campaign's limit (fz_check_sigs's default) */
+  co.timeout_s = strstr(sig, "|watchdog|") ? 0 : once * 10 < 2 ? 2 : once * 10 > 20 ? 20 : once * 10;
+  FzSigTarget tg = {sig, co};
+  FzReduceStats st;
+  char *red = fz_reduce_text(text, fz_keep_sig, &tg, &(FzReduceLimits){(int)(calls ? calls : FZ_REDUCE_MAX_CALLS) - 1, secs}, &st);
+  FILE *f = out ? fopen(out, "wb") : stdout;
+  if (!f) {
+    fprintf(stderr, "ptofuzz: cannot write %s\n", out);
+    free(red);
+    goto done;
+  }
+  fputs(red, f);
+  if (out ? fclose(f) != 0 : fflush(f) != 0) {
+    fprintf(stderr, "ptofuzz: cannot write %s\n", out ? out : "stdout");
+    free(red);
+    rc = 2;
+    goto done;
+  }
+  rc = 0;
+  if (d && !db_set_reduced(d, id, red, err, sizeof err)) {
+    fprintf(stderr, "ptofuzz: reduce: storing the reduced kernel: %s\n", err);
+    rc = 2;
+  }
+  fprintf(stderr, "reduce: statements %d -> %d, oracle calls %d, signature %s\n", st.stmts_before, st.stmts_after,
+          st.calls + 1, sig);
+  if (st.capped)
+    fprintf(stderr, "reduce: stopped by a limit (%d oracle calls, %.0f s): the result may not be minimal\n",
+            calls > 0 ? (int)calls : FZ_REDUCE_MAX_CALLS, secs > 0 ? secs : (double)FZ_REDUCE_MAX_SECONDS);
+  free(red);
+done:
+  free(text);
+  db_case_free(&dc);
+  db_close(d);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   /* Every kernel allocates and frees the same few megabytes: keep them in the
    * heap instead of handing them back to the kernel (page faults, zeroing). */
@@ -299,6 +433,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "gen")) return gen(argc - 2, argv + 2);
   if (!strcmp(argv[1], "bench")) return bench(argc - 2, argv + 2);
   if (!strcmp(argv[1], "db")) return dbcmd(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "reduce")) return reduce(argc - 2, argv + 2);
   fprintf(stderr, "ptofuzz: unknown command '%s'\n", argv[1]);
   return usage();
 }

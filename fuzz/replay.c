@@ -12,6 +12,7 @@
 #include "orc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -94,6 +95,8 @@ void fz_replay(const FzReplay *r, double timeout_s, FzVerdict *v) {
   if (!pid) {                                   /* the child: the oracle, then exit */
     close(fds[0]);
     signal(SIGPIPE, SIG_DFL);
+    int null = r->quiet ? open("/dev/null", O_WRONLY) : -1;   /* a candidate's crash message is noise */
+    if (null >= 0) dup2(null, 1), dup2(null, 2), close(null);
     FzReplay local = *r;
     local.progress = note;
     local.ctx = s;

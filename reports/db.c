@@ -521,6 +521,36 @@ bool db_set_reduced(Db *d, int64_t id, const char *reduced, char *err, size_t er
   return ok;
 }
 
+static char *dup_col(sqlite3_stmt *s, int c) {
+  const char *t = col_text(s, c);
+  char *r = strdup(t ? t : "");
+  if (!r) bug("out of memory");
+  return r;
+}
+
+bool db_first_case(Db *d, int64_t id, DbCase *c, char *err, size_t errn) {
+  memset(c, 0, sizeof *c);
+  sqlite3_stmt *s = prep(d, "SELECT f.signature, t.kernel, t.flags, t.seed FROM finding f"
+                            " LEFT JOIN testcase t ON t.id = (SELECT min(id) FROM testcase WHERE finding = f.id)"
+                            " WHERE f.id = ?1");
+  int rc = s && bind_int(d, s, 1, id) ? step(d, s, "reading a finding") : 0;
+  bool ok = rc == SQLITE_ROW && col_text(s, 1);
+  if (rc == SQLITE_DONE) fail(d, "no finding %" PRId64, id);
+  else if (rc == SQLITE_ROW && !ok) fail(d, "finding %" PRId64 " has no test case", id);
+  if (ok) {
+    c->signature = dup_col(s, 0), c->kernel = dup_col(s, 1), c->flags = dup_col(s, 2);
+    c->seed = to_u64(col_int(s, 3));
+  }
+  fin(&s);
+  if (!ok) give(d, err, errn);
+  return ok;
+}
+
+void db_case_free(DbCase *c) {
+  free(c->signature), free(c->kernel), free(c->flags);
+  memset(c, 0, sizeof *c);
+}
+
 int db_fixed_testcases(Db *d, void (*cb)(void *ctx, int64_t finding, const char *signature, const char *kernel),
                        void *ctx) {
   sqlite3_stmt *s = prep(d, "SELECT f.id, f.signature, coalesce(t.reduced, t.kernel)"

@@ -79,6 +79,16 @@ bool db_set_status(Db *d, int64_t id, const char *status, char *err, size_t errn
 /* Store the reduced kernel on the finding's first test case (the one
  * `ptofuzz reduce --finding=ID` works on). False on an unknown id. */
 bool db_set_reduced(Db *d, int64_t id, const char *reduced, char *err, size_t errn);
+/* The finding's signature and its first test case (the one db_set_reduced
+ * writes): kernel text, flags (NULL stored: ""), seed. The strings are
+ * malloc'd; db_case_free releases them. False on an unknown id or a finding
+ * without a test case. */
+typedef struct {
+  char *signature, *kernel, *flags;
+  uint64_t seed;
+} DbCase;
+bool db_first_case(Db *d, int64_t id, DbCase *c, char *err, size_t errn);
+void db_case_free(DbCase *c);
 /* For each finding marked fixed, in id order: each of its test cases that has
  * a reduced text (that text), or when none has, its first test case (the
  * kernel). The callback must not write through d. Calls made, or -1. */
