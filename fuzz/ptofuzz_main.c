@@ -25,9 +25,9 @@
 
 static int usage(void) {
   fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N]\n"
-        "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]\n"
+        "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]\n"
         "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
-        "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST]\n"
+        "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]\n"
         "       ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n"
         "       ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
@@ -54,17 +54,25 @@ static bool flag(const char *a, const char *key, const char **out) {
 
 static bool parse_bugs(const char *text, uint32_t *bugs) { return ir_bugs_option("ptofuzz", text, bugs); }
 
+/* The options `run` and `bench throughput` share: which kernels, how checked. */
+static bool kernel_opt(const char *a, FzRunOpts *o) {
+  double v;
+  if (num(a, "--time=", &v)) o->seconds = v, o->count = 0;
+  else if (num(a, "--count=", &v)) o->count = (int64_t)v;
+  else if (num(a, "--seed=", &v)) o->seed = (uint64_t)v;
+  else if (num(a, "--random-every=", &v) && v >= 1) o->random_every = (int)v;
+  else return flag(a, "--policy=", &o->policy_path) || flag(a, "--bugs=", &o->bugs_text);
+  return true;
+}
+
 static int run(int argc, char **argv) {
   FzRunOpts o = {.seconds = 60, .jobs = 1, .db = "findings.db", .bugs_text = getenv("PTOFUZZ_BUGS")};
   for (int i = 0; i < argc; i++) {
     double v;
     const char *a = argv[i];
-    if (num(a, "--time=", &v)) o.seconds = v, o.count = 0;
-    else if (num(a, "--count=", &v)) o.count = (int64_t)v;
-    else if (num(a, "--seed=", &v)) o.seed = (uint64_t)v;
-    else if (num(a, "--jobs=", &v)) o.jobs = (int)v;
-    else if (num(a, "--random-every=", &v) && v >= 1) o.random_every = (int)v;
-    else if (flag(a, "--db=", &o.db) || flag(a, "--policy=", &o.policy_path) || flag(a, "--bugs=", &o.bugs_text)) {
+    if (kernel_opt(a, &o)) continue;
+    if (num(a, "--jobs=", &v)) o.jobs = (int)v;
+    else if (flag(a, "--db=", &o.db)) {
     } else if (!strcmp(a, "--quiet")) o.quiet = true;
     else return usage();
   }
@@ -151,15 +159,8 @@ static int bench(int argc, char **argv) {
   if (argc >= 1 && !strcmp(argv[0], "defects")) return bench_defects(argc, argv);
   if (argc < 1 || strcmp(argv[0], "throughput")) return usage();
   FzRunOpts o = {.seconds = 10, .seed = 1, .bugs_text = getenv("PTOFUZZ_BUGS")};
-  for (int i = 1; i < argc; i++) {
-    double v;
-    const char *a = argv[i];
-    if (num(a, "--time=", &v)) o.seconds = v, o.count = 0;
-    else if (num(a, "--count=", &v)) o.count = (int64_t)v;
-    else if (num(a, "--seed=", &v)) o.seed = (uint64_t)v;
-    else if (num(a, "--random-every=", &v) && v >= 1) o.random_every = (int)v;
-    else if (!flag(a, "--policy=", &o.policy_path) && !flag(a, "--bugs=", &o.bugs_text)) return usage();
-  }
+  for (int i = 1; i < argc; i++)
+    if (!kernel_opt(argv[i], &o)) return usage();
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
   return fz_bench_throughput(&o);
 }
