@@ -1,8 +1,8 @@
 /* ptofuzz_main.c — the ptofuzz command (DESIGN section 12):
  *   diff FILE [--bugs=LIST]     one kernel through the oracle; exit 0 clean, 3 finding
- *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F]
+ *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]
  *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]
- *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST]
+ *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]
  *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
  *   db (list|show ID|stats|merge F...|export ID) [--db=F]
  *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
