@@ -143,7 +143,11 @@ static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int 
     set(pattern, pn, "-");
     return false;
   }
-  long lanes[2] = {0, 0}, bad = 0, total = 0, tail = 0, transposed = 0;
+  /* Which positions along the split axis (of the stored tile) hold a difference. */
+  enum { MAXE = 1024 };
+  uint8_t hit[MAXE] = {0};
+  long bad = 0, transposed = 0;
+  int E = 0;
   for (int i = 0; i < gk->np; i++) {
     const Var *gv = gk->params[i];
     if (gv->dir == DIR_IN || (first == INT64_MAX && i != ft)) continue;
@@ -151,23 +155,26 @@ static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int 
     for (int r = 0; r < a->rows; r++)
       for (int c = 0; c < a->cols; c++) {
         uint64_t o = a->orig ? a->orig[(size_t)r * a->cols + c] : 0;
-        int x, E;                               /* position and extent on the split axis */
+        int x, e;                               /* position and extent on the split axis */
         if (first != INT64_MAX) {
           if (!o || SIM_ORIGIN_STORE(o) != first) continue;
-          x = SIM_ORIGIN_FIELD(o, axis), E = SIM_ORIGIN_FIELD(o, 2 + axis);
+          x = SIM_ORIGIN_FIELD(o, axis), e = SIM_ORIGIN_FIELD(o, 2 + axis);
         } else {
-          x = axis ? c : r, E = axis ? a->cols : a->rows;
+          x = axis ? c : r, e = axis ? a->cols : a->rows;
         }
-        total++;
-        if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c)) continue;
+        if (e > E) E = e < MAXE ? e : MAXE;
+        if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c) || x >= MAXE) continue;
         bad++;
-        lanes[x < (E + 1) / 2 ? 0 : 1]++;
-        tail += x == E - 1;
+        hit[x] = 1;
         if (r < a->cols && c < a->rows && sim_gm_bits(b, r, c) == sim_gm_bits(a, c, r)) transposed++;
       }
   }
-  set(pattern, pn, bad == total ? "all" : tail == bad ? "tail" : transposed == bad ? "transposed"
-                   : !lanes[1] ? "lane0" : !lanes[0] ? "lane1" : "both");
+  int S = (E + 1) / 2, in0 = 0, in1 = 0;      /* positions hit in lane 0's and lane 1's halves */
+  for (int x = 0; x < E; x++) x < S ? (in0 += hit[x]) : (in1 += hit[x]);
+  /* tail: only the last position, told apart from a lost lane-1 half of one position (E = 2) */
+  bool tail = in0 + in1 == 1 && E > 1 && hit[E - 1] && (E % 2 || E - S >= 2);
+  set(pattern, pn, in0 + in1 == E ? "all" : tail ? "tail" : transposed == bad ? "transposed"
+                   : !in1 ? "lane0" : !in0 ? "lane1" : "both");
   return false;
 }
 
