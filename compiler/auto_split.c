@@ -17,7 +17,7 @@
  * - store: HALF at global coordinates (offset += lane*S), REPL in lane 0
  *   only, OWN in both lanes (the other lane's copy is empty);
  * - a reduction over the split axis: unsupported E-SPLIT-REDUCE.
- * The injected defects of this pass (docs/defects-auto_split.md) are IR_BUG
+ * The injected defects of this pass (docs/defects.md) are IR_BUG
  * tests at the rule each one breaks. */
 #include "ptoc.h"
 
