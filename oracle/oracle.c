@@ -171,8 +171,9 @@ static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int 
   }
   int S = (E + 1) / 2, in0 = 0, in1 = 0;      /* positions hit in lane 0's and lane 1's halves */
   for (int x = 0; x < E; x++) x < S ? (in0 += hit[x]) : (in1 += hit[x]);
-  /* tail: only the last position, told apart from a lost lane-1 half of one position (E = 2) */
-  bool tail = in0 + in1 == 1 && E > 1 && hit[E - 1] && (E % 2 || E - S >= 2);
+  /* tail: only the last position of an odd extent (the odd-extent symptom; with
+   * an even extent it lies in lane 1's half like any other) */
+  bool tail = in0 + in1 == 1 && E > 1 && E % 2 && hit[E - 1];
   set(pattern, pn, in0 + in1 == E ? "all" : tail ? "tail" : transposed == bad ? "transposed"
                    : !in1 ? "lane0" : !in0 ? "lane1" : "both");
   return false;
