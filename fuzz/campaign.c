@@ -76,7 +76,6 @@ char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len) {
   return t;
 }
 
-static const char *mode_of(int variant) { return variant == 2 ? "up_down" : variant == 3 ? "left_right" : "none"; }
 
 /* ---- the worker ------------------------------------------------------------------ */
 
@@ -146,7 +145,7 @@ static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared
     char summary[300];
     snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(v->out), v->code, orc_variants[v->variant],
              v->detail);
-    const char *s[9] = {sig, orc_outcome_name(v->out), mode_of(v->variant), v->code, v->op, v->pass, v->pattern,
+    const char *s[9] = {sig, orc_outcome_name(v->out), orc_mode_name(v->mode), v->code, v->op, v->pass, v->pattern,
                         summary, text};
     send_msg(fd, i, v->variant, v->sched, s);
   }
@@ -334,10 +333,10 @@ static void lost(Parent *p, Shared *sh, int64_t i, const char *kind, const char 
   char *text = fz_kernel_text(p->pol, p->o->seed, i, &len);
   char sig[160], summary[200];
   int v = sh->variant % ORC_NVARIANT;
-  snprintf(sig, sizeof sig, "%s|%s|%s|-|-|-", kind, mode_of(v), code);
+  snprintf(sig, sizeof sig, "%s|%s|%s|-|-|-", kind, orc_variant_mode(v), code);
   snprintf(summary, sizeof summary, "%s %s under %s (schedule %s)", kind, code, orc_variants[v], sh->sched ? "random" : "rr");
   Msg m = {.index = i, .variant = v, .sched = sh->sched};
-  const char *s[9] = {sig, kind, mode_of(v), code, "-", "-", "-", summary, text};
+  const char *s[9] = {sig, kind, orc_variant_mode(v), code, "-", "-", "-", summary, text};
   for (int j = 0; j < 9; j++) m.s[j] = strdup(s[j]);
   pend_push(p, m);
   free(text);

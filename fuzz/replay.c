@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *mode_of(int variant) { return variant == 2 ? "up_down" : variant == 3 ? "left_right" : "none"; }
 
 void fz_verdict_add(FzVerdict *v, const char *sig) {
   for (int i = 0; i < v->n; i++)
@@ -39,7 +38,7 @@ bool fz_verdict_has(const FzVerdict *v, const char *sig) {
 void fz_verdict_lost(FzVerdict *v, int variant, bool hung, int status) {
   char sig[FZ_SIGLEN];
   const char *code = hung ? "watchdog" : WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit";
-  snprintf(sig, sizeof sig, "%s|%s|%s|-|-|-", hung ? "hang" : "crash", mode_of(variant % ORC_NVARIANT), code);
+  snprintf(sig, sizeof sig, "%s|%s|%s|-|-|-", hung ? "hang" : "crash", orc_variant_mode(variant), code);
   fz_verdict_add(v, sig);
 }
 

@@ -179,7 +179,27 @@ static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int 
   return false;
 }
 
-static int axis_of(int v) { return vopt[v].split == MODE_NONE ? -1 : MODE_AXIS(vopt[v].split); }
+static int axis_of(int mode) { return mode == MODE_NONE ? -1 : MODE_AXIS(mode); }
+
+/* The split of a kernel written with split_aiv: the axis all its aiv_shard and
+ * aic_gather share (MODE_UD or MODE_LR), MODE_NONE when none or mixed. */
+static int explicit_mode(const Body *b, int m) {
+  for (int i = 0; i < b->n && m >= 0; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      m = explicit_mode(&s->other, explicit_mode(&s->body, m));
+      continue;
+    }
+    if (s->rhs.k != A_CALL || (s->rhs.call->op != OP_aiv_shard && s->rhs.call->op != OP_aic_gather)) continue;
+    for (int j = 0; j < s->rhs.call->nargs; j++) {
+      const Arg *a = &s->rhs.call->args[j];
+      if (a->k != A_MODE || a->e == MODE_NONE) continue;
+      int x = MODE_AXIS(a->e) ? MODE_LR : MODE_UD;
+      m = m == MODE_NONE || m == x ? x : -1;  /* -1: mixed */
+    }
+  }
+  return m;
+}
 
 /* The first pass whose output no longer behaves like the golden run. */
 static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult *vr,
@@ -189,7 +209,7 @@ static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel
     run_level(&r, src, gk, v, ir_pass_names[p], o, vr->sched ? o->sched_seed : 0, inputs);
     char pat[12];
     bool bad = !r.compiled || !r.ran ||
-               !same_outputs(g, gk, r.s, r.k, axis_of(v), pat, sizeof pat);
+               !same_outputs(g, gk, r.s, r.k, axis_of(vr->mode), pat, sizeof pat);
     run_free(&r);
     if (bad) {
       set(vr->pass, sizeof vr->pass, ir_pass_names[p]);
@@ -198,10 +218,15 @@ static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel
   }
 }
 
-static void init_result(VarResult *vr, int v, int sched) {
+static void init_result(VarResult *vr, int v, int sched, const Kernel *gk) {
   memset(vr, 0, sizeof *vr);
   vr->variant = v;
   vr->sched = sched;
+  vr->mode = vopt[v].split;
+  if (vr->mode == MODE_NONE && gk->explicit_split) {
+    int m = explicit_mode(&gk->body, MODE_NONE);
+    vr->mode = m < 0 ? MODE_NONE : m;
+  }
   set(vr->code, sizeof vr->code, "-");
   set(vr->op, sizeof vr->op, "-");
   set(vr->pattern, sizeof vr->pattern, "-");
@@ -211,7 +236,7 @@ static void init_result(VarResult *vr, int v, int sched) {
 /* Compile variant v once and classify its run under each schedule. */
 static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult vr[ORC_NSCHED],
                      OrcTimes *tm, const Sim *inputs) {
-  for (int sc = 0; sc < ORC_NSCHED; sc++) init_result(&vr[sc], v, sc);
+  for (int sc = 0; sc < ORC_NSCHED; sc++) init_result(&vr[sc], v, sc, gk);
   if ((gk->explicit_split || gk->expanded) && (vopt[v].split != MODE_NONE || (gk->expanded && vopt[v].target != (int)gk->target))) {
     for (int sc = 0; sc < ORC_NSCHED; sc++) {
       vr[sc].out = OUT_UNSUPPORTED;
@@ -250,7 +275,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
     bool ran = r.k->expanded ? sim_run_machine(s, sc ? o->sched_seed : 0) : sim_run_reference(s);
     double t1 = now_ms();
     tm->t_sim += t1 - t0;
-    bool same = ran && same_outputs(g, gk, s, r.k, axis_of(v), x->pattern, sizeof x->pattern);
+    bool same = ran && same_outputs(g, gk, s, r.k, axis_of(x->mode), x->pattern, sizeof x->pattern);
     tm->t_compare += now_ms() - t1;
     if (!ran) {
       const Diag *d = sim_diag(s);
@@ -289,6 +314,7 @@ static void same_as_unsplit(const OrcResult *res, VarResult *x) {
     if (vopt[u->variant].split != MODE_NONE || u->out != x->out || strcmp(u->code, x->code) || strcmp(u->pass, x->pass))
       continue;
     x->same_as = u->variant + 1;
+    x->mode = u->mode;
     set(x->op, sizeof x->op, u->op);
     set(x->pattern, sizeof x->pattern, u->pattern);
     return;
@@ -331,8 +357,10 @@ void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
   ir_arena_free(c.A);
 }
 
+const char *orc_mode_name(int mode) { return mode == MODE_NONE ? "none" : MODE_AXIS(mode) ? "left_right" : "up_down"; }
+const char *orc_variant_mode(int v) { return orc_mode_name(vopt[v % ORC_NVARIANT].split); }
+
 void orc_signature(const VarResult *r, char *buf, size_t n) {
-  int v = r->same_as ? r->same_as - 1 : r->variant;
-  const char *mode = vopt[v].split == MODE_UD ? "up_down" : vopt[v].split == MODE_LR ? "left_right" : "none";
+  const char *mode = orc_mode_name(r->mode);
   snprintf(buf, n, "%s|%s|%s|%s|%s|%s", orc_outcome_name(r->out), mode, r->code, r->op, r->pass, r->pattern);
 }

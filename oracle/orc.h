@@ -18,6 +18,8 @@ extern const char *const orc_variants[ORC_NVARIANT];   /* none@a2a3 none@a5 up_d
 
 typedef struct {
   int variant, sched;                           /* sched 0: rr, 1: random */
+  int mode;                                     /* the split the signature names (a Mode): the variant's,
+                                                   or an explicit kernel's own under an unsplit variant */
   Outcome out;
   char code[24];                                /* diagnostic or runtime code, or "-" */
   char op[24];                                  /* op kind involved, or "-" */
@@ -69,5 +71,7 @@ void orc_check(const Src *src, const OrcOpts *o, OrcResult *res);
  * signed as theirs (VarResult.same_as). */
 void orc_signature(const VarResult *r, char *buf, size_t n);
 bool orc_is_finding(Outcome o);
+const char *orc_mode_name(int mode);            /* "none", "up_down", "left_right" (odd modes by their axis) */
+const char *orc_variant_mode(int variant);      /* the split a variant compiles with */
 
 #endif
