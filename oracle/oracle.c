@@ -181,26 +181,6 @@ static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int 
 
 static int axis_of(int mode) { return mode == MODE_NONE ? -1 : MODE_AXIS(mode); }
 
-/* The split of a kernel written with split_aiv: the axis all its aiv_shard and
- * aic_gather share (MODE_UD or MODE_LR), MODE_NONE when none or mixed. */
-static int explicit_mode(const Body *b, int m) {
-  for (int i = 0; i < b->n && m >= 0; i++) {
-    const Stmt *s = b->v[i];
-    if (s->k != S_OP) {
-      m = explicit_mode(&s->other, explicit_mode(&s->body, m));
-      continue;
-    }
-    if (s->rhs.k != A_CALL || (s->rhs.call->op != OP_aiv_shard && s->rhs.call->op != OP_aic_gather)) continue;
-    for (int j = 0; j < s->rhs.call->nargs; j++) {
-      const Arg *a = &s->rhs.call->args[j];
-      if (a->k != A_MODE || a->e == MODE_NONE) continue;
-      int x = MODE_AXIS(a->e) ? MODE_LR : MODE_UD;
-      m = m == MODE_NONE || m == x ? x : -1;  /* -1: mixed */
-    }
-  }
-  return m;
-}
-
 /* The first pass whose output no longer behaves like the golden run. */
 static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult *vr,
                    const Sim *inputs) {
@@ -218,15 +198,11 @@ static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel
   }
 }
 
-static void init_result(VarResult *vr, int v, int sched, const Kernel *gk) {
+static void init_result(VarResult *vr, int v, int sched) {
   memset(vr, 0, sizeof *vr);
   vr->variant = v;
   vr->sched = sched;
   vr->mode = vopt[v].split;
-  if (vr->mode == MODE_NONE && gk->explicit_split) {
-    int m = explicit_mode(&gk->body, MODE_NONE);
-    vr->mode = m < 0 ? MODE_NONE : m;
-  }
   set(vr->code, sizeof vr->code, "-");
   set(vr->op, sizeof vr->op, "-");
   set(vr->pattern, sizeof vr->pattern, "-");
@@ -236,7 +212,7 @@ static void init_result(VarResult *vr, int v, int sched, const Kernel *gk) {
 /* Compile variant v once and classify its run under each schedule. */
 static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult vr[ORC_NSCHED],
                      OrcTimes *tm, const Sim *inputs) {
-  for (int sc = 0; sc < ORC_NSCHED; sc++) init_result(&vr[sc], v, sc, gk);
+  for (int sc = 0; sc < ORC_NSCHED; sc++) init_result(&vr[sc], v, sc);
   if ((gk->explicit_split || gk->expanded) && (vopt[v].split != MODE_NONE || (gk->expanded && vopt[v].target != (int)gk->target))) {
     for (int sc = 0; sc < ORC_NSCHED; sc++) {
       vr[sc].out = OUT_UNSUPPORTED;

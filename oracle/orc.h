@@ -19,7 +19,7 @@ extern const char *const orc_variants[ORC_NVARIANT];   /* none@a2a3 none@a5 up_d
 typedef struct {
   int variant, sched;                           /* sched 0: rr, 1: random */
   int mode;                                     /* the split the signature names (a Mode): the variant's,
-                                                   or an explicit kernel's own under an unsplit variant */
+                                                   or the unsplit one's when same_as */
   Outcome out;
   char code[24];                                /* diagnostic or runtime code, or "-" */
   char op[24];                                  /* op kind involved, or "-" */
