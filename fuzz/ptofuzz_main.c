@@ -52,6 +52,14 @@ static bool flag(const char *a, const char *key, const char **out) {
   return true;
 }
 
+/* Read FILE into A; on failure report E-IO and free A. */
+static bool read_kernel(Arena *A, const char *file, Src *src) {
+  if (ir_read_file(A, file, src)) return true;
+  fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);
+  ir_arena_free(A);
+  return false;
+}
+
 static bool parse_bugs(const char *text, uint32_t *bugs) { return ir_bugs_option("ptofuzz", text, bugs); }
 
 /* The options `run` and `bench throughput` share: which kernels, how checked. */
@@ -247,11 +255,7 @@ static int diff(int argc, char **argv) {
   if (!file) return usage();
   Arena *A = ir_arena_new();
   Src src;
-  if (!ir_read_file(A, file, &src)) {
-    fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);
-    ir_arena_free(A);
-    return 1;
-  }
+  if (!read_kernel(A, file, &src)) return 1;
   int fds[2];
   if (pipe(fds)) die("pipe failed");
   fflush(stdout);
@@ -327,11 +331,7 @@ static int reduce(int argc, char **argv) {
     if (!ir_bugs_option("ptofuzz", bugs, &co.bugs)) return 1;
     Arena *A = ir_arena_new();
     Src src;
-    if (!ir_read_file(A, file, &src)) {
-      fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);
-      ir_arena_free(A);
-      return 1;
-    }
+    if (!read_kernel(A, file, &src)) return 1;
     text = malloc(src.len + 1);
     if (!text) die("out of memory");
     memcpy(text, src.text, src.len);
