@@ -367,8 +367,14 @@ static void load_window(Sim *s, const Stmt *st, const Call *c, Gm *g, Tile *t, i
   if (t->vr && t->vc && (r0 < 0 || c0 < 0 || r0 + t->vr > g->rows || c0 + t->vc > g->cols))
     RTERR(s, c->loc, R_GM_OOB, "%s window [%lld, %lld) x [%lld, %lld) outside '%s' [%d, %d]", ir_ops[c->op].name,
           (long long)r0, (long long)(r0 + t->vr), (long long)c0, (long long)(c0 + t->vc), g->v->name, g->rows, g->cols);
-  memset(t->def, 0, (size_t)t->R * t->C);
-  memset(t->d, 0, (size_t)t->R * t->C * sizeof *t->d);
+  int fr = t->vc ? t->vr : 0;                   /* rows written below; the rest of the tile is cleared */
+  if (t->vc < t->C)
+    for (int i = 0; i < fr; i++) {
+      memset(&t->def[i * t->C + t->vc], 0, (size_t)(t->C - t->vc));
+      memset(&t->d[i * t->C + t->vc], 0, (size_t)(t->C - t->vc) * sizeof *t->d);
+    }
+  memset(&t->def[fr * t->C], 0, (size_t)(t->R - fr) * t->C);
+  memset(&t->d[fr * t->C], 0, (size_t)(t->R - fr) * t->C * sizeof *t->d);
   int eb = ir_dtype_bytes(g->v->dt);
   for (int i = 0; i < t->vr && t->vc; i++) {    /* row by row */
     size_t at = (size_t)(r0 + i) * g->cols + (size_t)c0;

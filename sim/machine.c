@@ -74,7 +74,8 @@ struct Machine {
   Pipe pipe[2];
   int8_t **wr;                                  /* per tensor: last writer task, -1 none */
   uint32_t **wclk;                              /* ... and its epoch */
-  uint32_t **rclk[NT];                          /* per task and tensor: epoch of its last read, 0 none */
+  uint32_t **rclk[NT];                          /* per task and tensor: epoch of its last read, 0 none;
+                                                   made on the task's first read of the tensor */
   uint64_t ins, max_ins;
 };
 
@@ -138,6 +139,13 @@ static const char *tname(int t) { return t == 0 ? "aic" : t == 1 ? "aiv lane 0" 
  * order: a read conflicts with the last write, a write with the last write and
  * with every task's last read, unless that access happened before (a transfer
  * or fence between). Inputs are never written, so they are not tracked. */
+/* The running task's read epochs of tensor id (n elements), made zero on first use. */
+static uint32_t *reads(Sim *s, int id, size_t n) {
+  uint32_t **r = &s->m->rclk[s->task][id];
+  if (!*r) *r = ir_alloc(s->A, n * sizeof **r);
+  return *r;
+}
+
 void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
   Machine *m = s->m;
   int id = g->v->id, T = s->task;
@@ -149,11 +157,11 @@ void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
     SIM_ERR(s, loc, R_RACE, "%s %s '%s'[%d, %d] written by %s with no transfer or fence between", tname(T),
             write ? "writes" : "reads", g->v->name, r, c, tname(w));
   if (!write) {
-    m->rclk[T][id][i] = vc[T];
+    reads(s, id, (size_t)g->rows * g->cols)[i] = vc[T];
     return;
   }
   for (int u = 0; u < m->nt; u++)
-    if (u != T && vc[u] < m->rclk[u][id][i])
+    if (u != T && m->rclk[u][id] && vc[u] < m->rclk[u][id][i])
       SIM_ERR(s, loc, R_RACE, "%s writes '%s'[%d, %d] read by %s with no transfer or fence between", tname(T),
               g->v->name, r, c, tname(u));
   m->wr[id][i] = (int8_t)T;
@@ -170,7 +178,7 @@ void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, Loc
   const uint32_t *vc = m->t[T].vc;
   uint32_t mine = vc[T];
   if (!write) {
-    uint32_t *rc = &m->rclk[T][id][base];
+    uint32_t *rc = &reads(s, id, (size_t)g->rows * g->cols)[base];
     for (int j = 0; j < n; j++) {
       int w = wr[j];
       if (w >= 0 && w != T && vc[w] < clk[j]) sim_gm_access(s, g, r, c + j, false, loc);   /* reports */
@@ -180,7 +188,7 @@ void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, Loc
   }
   bool bad = false;                             /* any conflict: find and report it element by element */
   for (int u = 0; u < m->nt; u++) {
-    if (u == T) continue;
+    if (u == T || !m->rclk[u][id]) continue;
     const uint32_t *rc = &m->rclk[u][id][base];
     uint32_t lim = vc[u];
     for (int j = 0; j < n; j++) bad |= rc[j] > lim;
@@ -467,7 +475,6 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     m->wr[g->v->id] = ir_alloc_raw(s->A, n);
     memset(m->wr[g->v->id], -1, n);
     m->wclk[g->v->id] = ir_alloc_raw(s->A, n * sizeof(uint32_t));   /* read only where wr >= 0 */
-    for (int t = 0; t < m->nt; t++) m->rclk[t][g->v->id] = ir_alloc(s->A, n * sizeof(uint32_t));
   }
   for (int i = 0; i < k->body.n; i++) {
     const Stmt *st = k->body.v[i];
