@@ -270,7 +270,7 @@ static void cl_arg(const Clone *cl, Arg *dst, const Arg *src) {
 static Call *cl_call(const Clone *cl, const Call *c) {
   Call *n = ir_alloc_raw(cl->A, sizeof *n);
   *n = *c;
-  n->args = c->nargs ? ir_alloc_raw(cl->A, (size_t)c->nargs * sizeof *n->args) : NULL;
+  n->args = ir_alloc_raw(cl->A, (size_t)(c->nargs ? c->nargs : 1) * sizeof *n->args);   /* never NULL, as parsed */
   for (int i = 0; i < c->nargs; i++) cl_arg(cl, &n->args[i], &c->args[i]);
   return n;
 }
