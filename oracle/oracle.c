@@ -145,7 +145,7 @@ static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int 
   }
   /* Which positions along the split axis (of the stored tile) hold a difference. */
   enum { MAXE = 1024 };
-  uint8_t hit[MAXE] = {0};
+  uint8_t hit[MAXE] = {0}, written[MAXE] = {0};
   long bad = 0, transposed = 0;
   int E = 0;
   for (int i = 0; i < gk->np; i++) {
@@ -163,18 +163,24 @@ static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int 
           x = axis ? c : r, e = axis ? a->cols : a->rows;
         }
         if (e > E) E = e < MAXE ? e : MAXE;
-        if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c) || x >= MAXE) continue;
+        if (x >= MAXE) continue;
+        written[x] = 1;
+        if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c)) continue;
         bad++;
         hit[x] = 1;
         if (r < a->cols && c < a->rows && sim_gm_bits(b, r, c) == sim_gm_bits(a, c, r)) transposed++;
       }
   }
   int S = (E + 1) / 2, in0 = 0, in1 = 0;      /* positions hit in lane 0's and lane 1's halves */
-  for (int x = 0; x < E; x++) x < S ? (in0 += hit[x]) : (in1 += hit[x]);
+  bool all = true;                              /* every position the store wrote holds a difference */
+  for (int x = 0; x < E; x++) {
+    x < S ? (in0 += hit[x]) : (in1 += hit[x]);
+    all &= hit[x] || !written[x];
+  }
   /* tail: only the last position of an odd extent (the odd-extent symptom; with
    * an even extent it lies in lane 1's half like any other) */
   bool tail = in0 + in1 == 1 && E > 1 && E % 2 && hit[E - 1];
-  set(pattern, pn, in0 + in1 == E ? "all" : tail ? "tail" : transposed == bad ? "transposed"
+  set(pattern, pn, all ? "all" : tail ? "tail" : transposed == bad ? "transposed"
                    : !in1 ? "lane0" : !in0 ? "lane1" : "both");
   return false;
 }

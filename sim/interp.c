@@ -444,9 +444,9 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
       memcpy(g->bytes + 4 * ((size_t)(r0 + i) * g->cols + (size_t)c0), &t->d[i * t->C], (size_t)vc * 4);
     else
       for (int j = 0; j < vc; j++) gm_set(g, (int)r0 + i, (int)c0 + j, t->d[i * t->C + j]);
-    if (g->orig && vr < 1024 && vc < 1024)
+    if (g->orig && t->R < 1024 && t->C < 1024)   /* positions in the stored tile, and its shape */
       for (int j = 0; j < vc; j++)
-        g->orig[(size_t)(r0 + i) * g->cols + (size_t)c0 + (size_t)j] = SIM_ORIGIN((uint64_t)c->loc.off, i, j, vr, vc);
+        g->orig[(size_t)(r0 + i) * g->cols + (size_t)c0 + (size_t)j] = SIM_ORIGIN((uint64_t)c->loc.off, i, j, t->R, t->C);
   }
 }
 

@@ -42,11 +42,11 @@ typedef struct {
    * wrote it last and where in the stored tile: SIM_ORIGIN(...) or 0. */
   uint64_t *orig;
 } Gm;
-/* The store at source offset off wrote element (lr, lc) of a [vr, vc] valid region. */
+/* The store at source offset off wrote element (lr, lc) of an [R, C] tile (its shape, not its valid region). */
 #define SIM_ORIGIN(off, lr, lc, vr, vc)                                                                   \
   ((uint64_t)((off) + 1) << 40 | (uint64_t)(lr) << 30 | (uint64_t)(lc) << 20 | (uint64_t)(vr) << 10 | (uint64_t)(vc))
 #define SIM_ORIGIN_STORE(o) ((int64_t)((o) >> 40) - 1)
-#define SIM_ORIGIN_FIELD(o, k) ((int)(((o) >> (30 - 10 * (k))) & 1023))   /* k: 0 lr, 1 lc, 2 vr, 3 vc */
+#define SIM_ORIGIN_FIELD(o, k) ((int)(((o) >> (30 - 10 * (k))) & 1023))   /* k: 0 lr, 1 lc, 2 R, 3 C */
 
 typedef struct Sim Sim;
 typedef struct MatMemo MatMemo;
