@@ -736,7 +736,8 @@ static uint64_t mix(uint64_t h, const void *p, size_t n) {
 
 static uint64_t matmul_key(const Call *c, const Tile *a, const Tile *b, const Tile *acc, const Tile *t, bool tb, int M,
                            int N, int K) {
-  int hdr[8] = {c->op, tb, M, N, K, t->dt, t->C, acc != NULL};
+  (void)c;                                      /* matmul and tmatmul agree on the valid region: one entry */
+  int hdr[6] = {tb, M, N, K, t->dt, acc != NULL};
   uint64_t h = mix(0xcbf29ce484222325ull, hdr, sizeof hdr);
   for (int i = 0; i < M; i++) h = mix(mix(h, &a->d[i * a->C], (size_t)K * 4), &a->def[i * a->C], (size_t)K);
   int br = tb ? N : K, bw = tb ? K : N;
@@ -762,7 +763,7 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   memset(t->def, 0, (size_t)t->R * t->C);
   int M = t->vr, N = t->vc;
   uint64_t key = 0;
-  bool memo = s->memo && M && N && (int64_t)M * N * (K ? K : 1) >= 4096;   /* worth its hash */
+  bool memo = s->memo && M && N && (int64_t)M * N * (K ? K : 1) >= 1024;   /* worth its hash */
   if (memo) {
     key = matmul_key(c, a, b, acc, t, tb, M, N, K);
     for (int q = 0; q < MEMO_N; q++) {
