@@ -69,23 +69,33 @@ static void gm_init(Sim *s, Gm *g, uint64_t *rng) {
     }
     return;
   }
-  for (size_t i = 0; i < n; i++) {
-    Elem e;
-    if (v->init) {
+  if (v->init) {                                /* the kernel's own initialiser */
+    for (size_t i = 0; i < n; i++) {
+      Elem e;
       if (v->dt == DT_I32) e.i = (int32_t)v->init[i];
       else e.f = (float)v->init[i];
-    } else {
-      uint64_t x = sim_rand(rng);
-      if (v->dt == DT_I32) e.i = (int32_t)(x % 9) - 4;
-      else e.f = (float)((int)(x % 65) - 32) * 0.0625f;   /* exact: a multiple of 1/16 */
+      if (eb == 4) memcpy(g->bytes + 4 * i, &e, 4);
+      else gm_set(g, (int)(i / (size_t)g->cols), (int)(i % (size_t)g->cols), e);
     }
-    if (eb == 4) {
-      memcpy(g->bytes + 4 * i, &e, 4);
-    } else {                                    /* f16 inputs are exact */
-      uint16_t h = sim_f32_to_f16(e.f);
-      memcpy(g->bytes + 2 * i, &h, 2);
-    }
+    return;
   }
+  /* Seeded values: i32 in [-4, 4], floats k/16 for k in [-32, 32] (exact in f16 too),
+   * one draw per element, stored through a table of the 65 bit patterns. */
+  uint32_t w[65];
+  uint16_t h[65];
+  for (int k = 0; k < 65; k++) {
+    Elem e;
+    if (v->dt == DT_I32) e.i = k - 4;
+    else e.f = (float)(k - 32) * 0.0625f;
+    memcpy(&w[k], &e, 4);
+    h[k] = v->dt == DT_F16 ? sim_f32_to_f16(e.f) : 0;
+  }
+  if (v->dt == DT_I32)                          /* constant moduli: no division per element */
+    for (size_t i = 0; i < n; i++) memcpy(g->bytes + 4 * i, &w[sim_rand(rng) % 9], 4);
+  else if (eb == 4)
+    for (size_t i = 0; i < n; i++) memcpy(g->bytes + 4 * i, &w[sim_rand(rng) % 65], 4);
+  else
+    for (size_t i = 0; i < n; i++) memcpy(g->bytes + 2 * i, &h[sim_rand(rng) % 65], 2);
 }
 
 Sim *sim_new(const Kernel *k, const SimOpts *o) {
