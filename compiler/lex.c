@@ -8,12 +8,12 @@
 
 Tok *ir_lex(Comp *c, int *ntok) {
   const char *s = c->src.text, *end = s + c->src.len;
-  int cap = 256, n = 0, line = 1;
+  int cap = (int)(c->src.len < (1u << 24) ? c->src.len / 2 : 1u << 23) + 64, n = 0, line = 1;   /* tokens average over two bytes */
   const char *bol = s;
-  Tok *v = ir_alloc(c->A, (size_t)cap * sizeof *v);
+  Tok *v = ir_alloc_raw(c->A, (size_t)cap * sizeof *v);   /* each token is cleared when made */
   for (const char *p = s;;) {
     if (n + 1 >= cap) {
-      Tok *nv = ir_alloc(c->A, (size_t)cap * 2 * sizeof *nv);
+      Tok *nv = ir_alloc_raw(c->A, (size_t)cap * 2 * sizeof *nv);
       memcpy(nv, v, (size_t)n * sizeof *nv);
       v = nv;
       cap *= 2;
