@@ -41,7 +41,7 @@ libfuzzer: deps
 	build-libfuzzer/bin/ptofuzz-libfuzzer -max_total_time=60 -artifact_prefix=fuzz-out/libfuzzer/ fuzz-out/libfuzzer
 
 afl: deps
-	@cmake -S . -B build-afl -DCMAKE_C_COMPILER=afl-clang-fast >/dev/null
+	@cmake -S . -B build-afl -DCMAKE_C_COMPILER=afl-clang-fast -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF >/dev/null
 	@cmake --build build-afl -j $(JOBS) --target ptofuzz-stdin -- --no-print-directory
 	@mkdir -p fuzz-out/afl/in && printf '\0' > fuzz-out/afl/in/empty
 	AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 afl-fuzz -V 60 -i fuzz-out/afl/in -o fuzz-out/afl/out -- build-afl/bin/ptofuzz-stdin
