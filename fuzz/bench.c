@@ -43,13 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { HANG_SECONDS = 20, MAXJOBS = 64, MAXALLSIG = 1024 };   /* distinct signatures kept, at most */
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+enum { MAXJOBS = 64, MAXALLSIG = 1024 };   /* distinct signatures kept, at most */
 
 /* A list of distinct signatures, each with the first kernel that gave it. */
 typedef struct {
@@ -108,10 +102,10 @@ static _Noreturn void worker(const Job *j, const FzPolicy *pol, Pub *s, pid_t pa
   signal(SIGPIPE, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);             /* a killed bench takes its workers along */
   if (getppid() != parent) _exit(0);
-  s->t0 = now_s();
+  s->t0 = fz_now();
   double deadline = j->deadline > 0 ? j->deadline : s->t0 + j->seconds;
-  for (int64_t i = j->start; now_s() < deadline; i += j->stride) {
-    s->started = now_s();
+  for (int64_t i = j->start; fz_now() < deadline; i += j->stride) {
+    s->started = fz_now();
     s->cur = i;
     size_t len;
     char *text = fz_kernel_text(pol, j->seed, i, &len);
@@ -126,7 +120,7 @@ static _Noreturn void worker(const Job *j, const FzPolicy *pol, Pub *s, pid_t pa
     if (!v.finding) continue;
     if (j->stop_first) {
       s->v = v;
-      s->t_found = now_s() - s->t0;
+      s->t_found = fz_now() - s->t0;
       s->found = 1;
       break;
     }
@@ -171,7 +165,7 @@ static bool ended(Job *j, Pub *s, int st, bool hung) {
     memset(&j->v, 0, sizeof j->v);
     fz_verdict_lost(&j->v, s->variant, hung, st);
     j->found = true;
-    j->t = s->t0 > 0 ? now_s() - s->t0 : 0;
+    j->t = s->t0 > 0 ? fz_now() - s->t0 : 0;
     return false;
   }
   for (int i = 0; i < s->all.n; i++) sigset_add(j->acc, s->all.sig[i], s->all.first[i]);
@@ -184,7 +178,7 @@ static bool ended(Job *j, Pub *s, int st, bool hung) {
   int64_t at = s->cur >= 0 ? s->cur : j->start;
   sigset_add(j->acc, lost.sig[0], at);
   j->start = at + j->stride;                    /* go on after the lost kernel */
-  j->ended = now_s() >= j->deadline;
+  j->ended = fz_now() >= j->deadline;
   return !j->ended;
 }
 
@@ -200,18 +194,10 @@ static void run_jobs(Job *jobs, int n, int par, const FzPolicy *pol) {
     for (int w = 0; w < par && qh < qt; w++)
       if (!kids[w].pid) spawn(&kids[w], jobs, queue[qh++], pol, &slots[w]), live++;
     usleep(5000);
-    double t = now_s();
     for (int w = 0; w < par; w++) {
-      if (!kids[w].pid) continue;
       int st = 0;
-      pid_t r = waitpid(kids[w].pid, &st, WNOHANG);
-      bool hung = !r && slots[w].cur >= 0 && t - slots[w].started > HANG_SECONDS;
-      if (hung) {
-        kill(kids[w].pid, SIGKILL);
-        waitpid(kids[w].pid, &st, 0);
-        r = kids[w].pid;
-      }
-      if (r != kids[w].pid) continue;
+      bool hung;
+      if (!kids[w].pid || !fz_reap(kids[w].pid, slots[w].cur >= 0, slots[w].started, &st, &hung)) continue;
       kids[w].pid = 0;
       live--;
       int j = kids[w].job;
@@ -264,7 +250,7 @@ static void attribute(const SigSet *acc, const FzPolicy *pol, uint64_t seed, int
       for (int d = 0; d < BUG_N; d++) {
         FzReplay r = {.text = text, .len = len, .bugs = 1u << d, .input_seed = ks, .sched_seed = ks | 1};
         FzVerdict v;
-        fz_replay(&r, HANG_SECONDS, &v);
+        fz_replay(&r, FZ_HANG_SECONDS, &v);
         if (fz_verdict_has(&v, acc->sig[i])) m |= 1u << d;
       }
       free(text);
@@ -328,7 +314,7 @@ int fz_bench_defects(const FzRunOpts *o) {
   SigSet *acc = calloc(1, sizeof *acc);
   Job *stripes = calloc((size_t)par, sizeof *stripes);
   if (!acc || !stripes) die("out of memory");
-  double deadline = now_s() + S;
+  double deadline = fz_now() + S;
   for (int w = 0; w < par; w++)
     stripes[w] = (Job){.bugs = (1u << BUG_N) - 1, .seed = o->seed, .start = w, .stride = par, .deadline = deadline,
                        .acc = acc};

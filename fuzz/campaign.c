@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAXJOBS = 64, HANG_SECONDS = 20 };
+enum { MAXJOBS = 64 };
 
 typedef struct {
   volatile int64_t cur;                         /* kernel in flight, -1 none */
@@ -53,11 +53,6 @@ static double cpu_s(void) {
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 uint64_t fz_kernel_seed(uint64_t seed, int64_t i) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ull + (uint64_t)i + 1;
@@ -159,8 +154,8 @@ static void worker(const FzRunOpts *o, const FzPolicy *pol, int jobs, int64_t st
   if (getppid() != parent) _exit(0);
   for (int64_t i = start;; i += jobs) {
     sh->next = i;
-    if ((o->count > 0 && i >= o->count) || (o->count <= 0 && now_s() >= deadline)) break;
-    sh->started = now_s();
+    if ((o->count > 0 && i >= o->count) || (o->count <= 0 && fz_now() >= deadline)) break;
+    sh->started = fz_now();
     sh->cur = i;
     check_one(o, pol, i, sh, fd);
     sh->cur = -1;
@@ -398,7 +393,7 @@ int fz_run(const FzRunOpts *o) {
   if (sh == MAP_FAILED) die("mmap: %s", strerror(errno));
   Kid kids[MAXJOBS];
   memset(kids, 0, sizeof kids);
-  double t0 = now_s(), deadline = t0 + (o->seconds > 0 ? o->seconds : 60), last = t0;
+  double t0 = fz_now(), deadline = t0 + (o->seconds > 0 ? o->seconds : 60), last = t0;
   for (int w = 0; w < jobs; w++) spawn(&p, &kids[w], &sh[w], jobs, w, deadline);
   int live = jobs;
   while (live) {
@@ -409,18 +404,10 @@ int fz_run(const FzRunOpts *o) {
     if (n) poll(pf2, (nfds_t)n, 200);
     else usleep(50000);
     for (int w = 0; w < jobs; w++) read_kid(&p, &kids[w]);
-    double t = now_s();
     for (int w = 0; w < jobs; w++) {
-      if (!kids[w].pid) continue;
       int st;
-      pid_t r = waitpid(kids[w].pid, &st, WNOHANG);
-      bool hung = !r && sh[w].cur >= 0 && t - sh[w].started > HANG_SECONDS;
-      if (hung) {
-        kill(kids[w].pid, SIGKILL);
-        waitpid(kids[w].pid, &st, 0);
-        r = kids[w].pid;
-      }
-      if (r != kids[w].pid) continue;
+      bool hung;
+      if (!kids[w].pid || !fz_reap(kids[w].pid, sh[w].cur >= 0, sh[w].started, &st, &hung)) continue;
       read_kid(&p, &kids[w]);
       if (kids[w].fd >= 0) close(kids[w].fd), kids[w].fd = -1;
       kids[w].pid = 0;
@@ -442,13 +429,14 @@ int fz_run(const FzRunOpts *o) {
     for (int w = 0; w < jobs; w++)
       if (kids[w].pid || kids[w].fd >= 0) frontier = frontier < sh[w].next ? frontier : sh[w].next;
     commit_upto(&p, frontier);
+    double t = fz_now();
     if (!o->quiet && t - last >= 1.0) {
       status(sh, jobs, t - t0, p.nseen, false, stderr);
       last = t;
     }
   }
   commit_upto(&p, INT64_MAX);
-  double secs = now_s() - t0;
+  double secs = fz_now() - t0;
   int64_t k = 0, valid = 0, fnd = 0;
   for (int w = 0; w < jobs; w++) k += sh[w].kernels, valid += sh[w].valid, fnd += sh[w].findings;
   if (!o->quiet) status(sh, jobs, secs, p.nseen, true, stderr);
@@ -475,9 +463,9 @@ int fz_bench_throughput(const FzRunOpts *o) {
   FzPolicy pol;
   if (!load_policy(o, &pol)) return 1;
   Shared sh = {0};
-  double t0 = now_s(), c0 = cpu_s();
+  double t0 = fz_now(), c0 = cpu_s();
   int64_t i = 0;
-  while (o->count ? i < o->count : now_s() - t0 < o->seconds) check_one(o, &pol, i++, &sh, -1);
+  while (o->count ? i < o->count : fz_now() - t0 < o->seconds) check_one(o, &pol, i++, &sh, -1);
   double cpu = cpu_s() - c0;
   printf("throughput: kernels_per_s_per_core=%.1f gen=%.3f compile=%.3f sim=%.3f compare=%.3f\n", sh.kernels / cpu,
          sh.t_gen / cpu, sh.t_compile / cpu, (sh.t_golden + sh.t_sim) / cpu, sh.t_compare / cpu);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* ---- choice.c: the one choice source ------------------------------------------ */
 
@@ -326,6 +327,11 @@ void fz_verdict(const FzReplay *r, FzVerdict *v);
  * still running after timeout_s seconds (<= 0: no limit) is killed and gives
  * `hang|MODE|watchdog|-|-|-`, MODE being the variant in flight. */
 void fz_replay(const FzReplay *r, double timeout_s, FzVerdict *v);
+enum { FZ_HANG_SECONDS = 20 };                  /* a worker this long on one kernel is hung */
+double fz_now(void);                            /* monotonic wall clock, seconds */
+/* A worker pid that ended, or that is busy (on a kernel since `started`) past
+ * FZ_HANG_SECONDS and was killed (*hung): true, with its wait status. */
+bool fz_reap(pid_t pid, bool busy, double started, int *st, bool *hung);
 void fz_verdict_add(FzVerdict *v, const char *sig);          /* unless already there */
 bool fz_verdict_has(const FzVerdict *v, const char *sig);
 /* Add the crash (or, hung, the hang) signature of a child that ended with

@@ -25,8 +25,8 @@
  * cached by the candidate's text, so the same input gives the same output
  * unless a limit (predicate calls, wall time) or a per-check timeout cuts in.
  *
- * The oracle predicate (fz_check_sigs) runs every check in a forked child,
- * whatever the target: a candidate may crash or hang the compiler even when
+ * The oracle predicate (fz_check_sigs) runs every check in a forked child
+ * (fz_replay, replay.c), whatever the target: a candidate may crash or hang the compiler even when
  * the target is a miscompile, and a crash target (`crash|MODE|SIGNAL|-|-|-`,
  * as a campaign records it) can only be observed from outside. A fork costs
  * well under a millisecond next to the oracle's few milliseconds per kernel
@@ -38,23 +38,11 @@
 #include "orc.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 enum { MAX_ROUNDS = 4, MAX_OPERAND_TRIES = 24 };
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void *xrealloc(void *p, size_t n) {
   p = realloc(p, n ? n : 1);
@@ -371,7 +359,7 @@ static bool test(Red *R) {
     R->st->cache_hits++;
     return s->keep;
   }
-  if (R->st->calls >= R->lim.max_calls || now_s() - R->t0 >= R->lim.max_seconds) {
+  if (R->st->calls >= R->lim.max_calls || fz_now() - R->t0 >= R->lim.max_seconds) {
     R->capped = true;
     return false;
   }
@@ -680,7 +668,7 @@ int fz_count_stmts(const char *text) {
 }
 
 char *fz_reduce_text(const char *text, FzKeepFn keep, void *ctx, const FzReduceLimits *lim, FzReduceStats *st) {
-  Red R = {.keep = keep, .ctx = ctx, .lim = *lim, .st = st, .t0 = now_s()};
+  Red R = {.keep = keep, .ctx = ctx, .lim = *lim, .st = st, .t0 = fz_now()};
   memset(st, 0, sizeof *st);
   if (R.lim.max_calls <= 0) R.lim.max_calls = FZ_REDUCE_MAX_CALLS;
   if (R.lim.max_seconds <= 0) R.lim.max_seconds = FZ_REDUCE_MAX_SECONDS;

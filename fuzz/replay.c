@@ -7,7 +7,8 @@
  * simulator becomes a `crash|MODE|SIGNAL|-|-|-` signature and a kernel that
  * runs past the watchdog a `hang|MODE|watchdog|-|-|-` one (the signatures
  * `ptofuzz run` records for a dead or hung worker; MODE is the variant in
- * flight). Used by pto-check and by `ptofuzz bench defects`. */
+ * flight). Used by pto-check, `ptofuzz bench defects` and `reduce`; also the
+ * clock and the reaping of hung workers that campaigns and the bench share. */
 #include "fz.h"
 #include "orc.h"
 
@@ -76,10 +77,21 @@ static void note(void *ctx, int variant, int sched) {
   s->sched = sched;
 }
 
-static double now_s(void) {
+double fz_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+bool fz_reap(pid_t pid, bool busy, double started, int *st, bool *hung) {
+  pid_t r = waitpid(pid, st, WNOHANG);
+  *hung = !r && busy && fz_now() - started > FZ_HANG_SECONDS;
+  if (*hung) {
+    kill(pid, SIGKILL);
+    waitpid(pid, st, 0);
+    return true;
+  }
+  return r == pid;
 }
 
 void fz_replay(const FzReplay *r, double timeout_s, FzVerdict *v) {
@@ -105,10 +117,10 @@ void fz_replay(const FzReplay *r, double timeout_s, FzVerdict *v) {
   }
   close(fds[1]);
   /* The write end closes when the child ends: poll for that, up to the watchdog. */
-  double deadline = now_s() + (timeout_s > 0 ? timeout_s : 1e9);
+  double deadline = fz_now() + (timeout_s > 0 ? timeout_s : 1e9);
   bool hung = false;
   for (;;) {
-    double left = deadline - now_s();
+    double left = deadline - fz_now();
     if (left <= 0) {
       hung = true;
       break;

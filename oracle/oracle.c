@@ -246,7 +246,6 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
       continue;
     }
     if (sc && vr[0].out == OUT_OK && o->random_every > 1 && (o->input_seed * 0x9E3779B97F4A7C15ull >> 40) % (uint64_t)o->random_every) {
-      x->skipped = true;
       snprintf(x->detail, sizeof x->detail, "not run: the round-robin run was ok (random schedule sampled 1 in %d)",
                o->random_every);
       continue;

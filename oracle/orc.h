@@ -27,7 +27,6 @@ typedef struct {
   char pass[16];                                /* first bad pass, or "-" */
   char detail[200];
   double compile_ms;
-  bool skipped;                                 /* a random run not sampled: out is ok, nothing ran */
   /* 1 + the unsplit variant of the same kernel with the same finding (kind,
    * code, first bad pass): not a split bug, so it takes that one's signature */
   int same_as;
