@@ -345,6 +345,18 @@ void ir_mem_check(Comp *c, Kernel *k, DiagCode code);   /* E_CAPACITY or B_CAP *
 void ir_print(FILE *f, const Kernel *k);
 char *ir_print_str(Arena *a, const Kernel *k);
 
+/* ---- emit_pto.c: the lowered program as PTO-AS text (DESIGN section 13) ------------------ */
+
+typedef struct {
+  const char *aic, *aiv;                        /* the names of the cube and vector functions */
+} PtoNames;
+/* On a3 both functions take a GM slot buffer of this many bytes as their last
+ * argument: the C2V pipe's GM slots in its first half, V2C's in the second. */
+enum { PTO_SLOT_BYTES = 8 << 20 };
+/* PTO-AS text of a lowered kernel (arena string), or NULL with c->diag set
+ * (E-PTO, unsupported: a construct with no PTO form). */
+const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm);
+
 /* ---- pipeline.c ----------------------------------------------------------- */
 
 typedef struct {

@@ -8,6 +8,7 @@
 static int usage(void) {
   fputs("usage: ptoc FILE [--split=none|up_down|left_right] [--target=a2a3|a5] [--unroll=auto|off]\n"
         "            [--print-after=PASS|all] [--stop-after=PASS] [--bugs=LIST] [--allow-mixed-modes]\n"
+        "            [--emit=ptk|pto]   pto: the lowered program as PTO-AS text for ptoas\n"
         "passes:", stderr);
   for (int i = 0; ir_pass_names[i]; i++) fprintf(stderr, " %s", ir_pass_names[i]);
   fputc('\n', stderr);
@@ -26,12 +27,14 @@ int main(int argc, char **argv) {
   PipeOpts o = {.out = stdout};
   CompOpts co = {.split = -1, .target = -1};
   const char *bugs = NULL;
+  bool pto = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (ir_comp_flag(&co, a)) continue;
     if (!strncmp(a, "--bugs=", 7)) bugs = a + 7;
-    else
-    if (!strncmp(a, "--print-after=", 14) && known_pass(a + 14, true)) o.print_after = a + 14;
+    else if (!strcmp(a, "--emit=pto")) pto = true;
+    else if (!strcmp(a, "--emit=ptk")) pto = false;
+    else if (!strncmp(a, "--print-after=", 14) && known_pass(a + 14, true)) o.print_after = a + 14;
     else if (!strncmp(a, "--stop-after=", 13) && known_pass(a + 13, false)) o.stop_after = a + 13;
     else if (a[0] == '-' || file) {
       fprintf(stderr, "ptoc: unknown or repeated argument '%s'\n", a);
@@ -46,7 +49,18 @@ int main(int argc, char **argv) {
     ir_arena_free(c.A);
     return 1;
   }
+  if (pto && (o.print_after || o.stop_after)) {
+    fputs("ptoc: --emit=pto prints the whole pipeline's result; it takes no --print-after or --stop-after\n", stderr);
+    ir_arena_free(c.A);
+    return 1;
+  }
   Kernel *k = pass_pipeline(&c, &o);
+  if (k && pto) {
+    PtoNames nm = {ir_fmt(c.A, "%s_aic", k->name), ir_fmt(c.A, "%s_aiv", k->name)};
+    const char *text = ir_emit_pto(&c, k, &nm);
+    if (text) fputs(text, stdout);
+    else k = NULL;
+  }
   if (!k) ir_diag_print(stderr, &c.src, &c.diag);
   ir_arena_free(c.A);
   return k ? 0 : 1;

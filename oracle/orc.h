@@ -73,4 +73,67 @@ bool orc_is_finding(Outcome o);
 const char *orc_mode_name(int mode);            /* "none", "up_down", "left_right" (odd modes by their axis) */
 const char *orc_variant_mode(int variant);      /* the split a variant compiles with */
 
+/* ---- real.c: the real toolchain back end (PTOAS + pto-isa CPU simulation) ------- */
+
+/* Where the real tools are. Found from flags, else $PTOAS / $PTO_ISA / $PTO_CXX,
+ * else the copy in ../shared/third_party (searched upward from the working
+ * directory and from the executable's directory). */
+typedef struct {
+  char ptoas[512];                              /* the ptoas binary */
+  char isa[512];                                /* pto-isa root: the directory holding include/pto/ */
+  char cxx[512];                                /* C++ compiler (clang++-19) */
+  char cache[512];                              /* the precompiled header and batches live here */
+  char version[96];                             /* ptoas's version line, or "unknown" */
+  char why[256];                                /* when not found: the reason, one line */
+} RealTools;
+/* False with t->why set when no usable toolchain is found. */
+bool orc_real_find(RealTools *t, const char *ptoas_flag, const char *isa_flag);
+
+typedef enum {
+  RS_OK,                                        /* ran; outputs in RealParam.out */
+  RS_REJECT,                                    /* ptoas refused the program (exit 1 with a diagnostic) */
+  RS_PTOAS_CRASH,                               /* ptoas died (signal, abort, assertion) or timed out */
+  RS_CXX_ERROR,                                 /* the C++ ptoas wrote does not compile */
+  RS_CXX_CRASH,                                 /* the C++ compiler died or timed out */
+  RS_RUN_CRASH,                                 /* the program trapped, aborted or exited non-zero */
+  RS_RUN_HANG,                                  /* the program ran past its time limit */
+  RS_TOOL_ERROR,                                /* the toolchain itself is unusable (missing, PCH fails): not a finding */
+  RS_N
+} RealStage;
+const char *orc_real_stage_name(RealStage s);
+
+typedef struct {
+  const char *ctype;                            /* C++ element type: "float", "half", "int32_t" */
+  size_t bytes;                                 /* the whole GM tensor */
+  const unsigned char *init;                    /* its contents before the run (inputs; canary-filled outputs) */
+  unsigned char *out;                           /* after the run (malloc'd, the caller frees); NULL unless RS_OK */
+} RealParam;
+
+typedef struct {
+  /* in */
+  const char *pto;                              /* PTO-AS text of one variant */
+  const char *arch;                             /* "a3" or "a5" (ptoas --pto-arch) */
+  const char *fn_cube, *fn_vec;                 /* the functions to call, NULL when a side is empty */
+  int lanes;                                    /* vector threads: 1, or 2 (subblocks 0 and 1) */
+  size_t slot_bytes;                            /* GM slot buffer passed as the last argument (0: none) */
+  int np;
+  RealParam *p;                                 /* the kernel's tensors, in parameter order */
+  /* out */
+  RealStage st;
+  char msg[512];                                /* the tool's diagnostic (first error), or why it failed */
+  double t_ptoas, t_cxx, t_run;                 /* milliseconds attributed to this job */
+} RealJob;
+
+typedef struct {
+  int jobs;                                     /* parallel processes (ptoas, compiles, runs); >= 1 */
+  int batch;                                    /* jobs per translation unit; 0: 16 */
+  double run_timeout_s;                         /* per program run; 0: 10 */
+  bool keep;                                    /* keep the work directory (for debugging) */
+} RealOpts;
+
+/* Run every job: ptoas on each, the C++ of a batch of jobs compiled into one
+ * program (with a precompiled pto/pto-inst.hpp), each job run in a process of
+ * its own with a time limit. Fills st, msg, the times and RealParam.out. */
+void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o);
+
 #endif

@@ -331,7 +331,7 @@ static Elem unop(Op op, Dtype dt, Elem a) {
     return r;
   }
   switch (op) {
-  case OP_exp: r.f = expf(a.f); break;
+  case OP_exp: r.f = (float)exp((double)a.f); break;   /* language.md 11.2: e^x in double, rounded once */
   case OP_neg: r.f = -a.f; break;
   case OP_abs: r.f = fabsf(a.f); break;
   case OP_relu: r.f = a.f > 0.0f ? a.f : 0.0f; break;
@@ -620,7 +620,7 @@ static void ev_K_UN(Sim *s, const Stmt *st, const Call *c) {
       for (size_t i = 0; i < n; i++) r[i].f = df[i] && x[i].f > 0.0f ? x[i].f : 0.0f;
       break;
     case OP_exp:
-      for (size_t i = 0; i < n; i++) r[i].f = df[i] ? expf(x[i].f) : 0.0f;
+      for (size_t i = 0; i < n; i++) r[i].f = df[i] ? (float)exp((double)x[i].f) : 0.0f;
       break;
     default:
       for (size_t i = 0; i < n; i++) r[i] = df[i] ? unop(c->op, t->dt, x[i]) : (Elem){.i = 0};

@@ -1,0 +1,885 @@
+/* emit_pto.c — the lowered program (after verify_backend) -> PTO-AS text, the
+ * textual PTO MLIR dialect that the real assembler (ptoas) reads (DESIGN
+ * section 13). One module per variant: an `aic` function of kind cube and an
+ * `aiv` function of kind vector, each taking every GM tensor as a
+ * !pto.ptr<dtype> in parameter order and, on a3, a GM slot buffer for the
+ * pipes. Conventions (docs/real-backend.md says why):
+ *   - every buffer is one alloc_tile at the top of its region with dynamic
+ *     valid extents (v_row=?, v_col=?), as PyPTO emits them; each op that
+ *     writes a buffer first sets its valid shape (pto.set_validshape) by the
+ *     op's valid rule, so loops and lane-dependent extents need no SSA phis;
+ *   - a value's valid shape is read back with pto.get_validshape;
+ *   - C2V is pipe id 0, V2C pipe id 1; the consumer reserves slots x bytes;
+ *   - index expressions become arith on `index`; constants are hoisted to the
+ *     top of each function.
+ * A construct with no PTO form is reported unsupported E-PTO. */
+#include "ptoc.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char *s;
+  size_t n, cap;
+} Str;
+
+static void sput(Str *b, const char *s, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    size_t c = b->cap ? b->cap : 4096;
+    while (c < b->n + n + 1) c *= 2;
+    char *p = realloc(b->s, c);
+    if (!p) die("out of memory");
+    b->s = p, b->cap = c;
+  }
+  memcpy(b->s + b->n, s, n);
+  b->n += n;
+  b->s[b->n] = 0;
+}
+
+static void sfmt(Str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sfmt(Str *b, const char *fmt, ...) {
+  char tmp[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) die("vsnprintf");
+  if ((size_t)n < sizeof tmp) {
+    sput(b, tmp, (size_t)n);
+    return;
+  }
+  char *big = malloc((size_t)n + 1);
+  if (!big) die("out of memory");
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  sput(b, big, (size_t)n);
+  free(big);
+}
+
+enum { MAXCONST = 512, MAXQ = 64, MAXSCR = 64 };
+
+typedef struct {
+  char kind;                                    /* 'x' index, 'i' i32, 'l' i64, 'f' f32, 'h' f16 */
+  double v;
+} Const;
+
+typedef struct {
+  Comp *c;
+  const Kernel *k;
+  Target tgt;
+  Str body;                                     /* the function being emitted */
+  Const cst[MAXCONST];
+  int ncst;
+  int ssa;
+  int ind;                                      /* indentation depth */
+  const char **cur;                             /* by var id: the SSA value holding it now */
+  const char **ty;                              /* by var id: its type, when not the buffer's own */
+  uint8_t *tr;                                  /* by var id: a mat/right tile held transposed (trans_b) */
+  bool aiv;
+  int npush[2], npop[2];                        /* transfers seen so far, by direction */
+  int pushv[2][256][2];                         /* static valid of the n-th push, by direction (-1: unknown) */
+  int pushcode[2][256];
+  int pushE[2][256][2];                         /* the pushed tile's shape */
+  int q[2][MAXQ], nq[2];                        /* split codes of popped, not yet freed entries */
+  int pipe_slots[2], pipe_bytes[2];
+  bool has_pipe[2];
+  const char *scr[MAXSCR], *scr_ty[MAXSCR];     /* scratch tiles, declared at the function's top */
+  int nscr;
+} E;
+
+static _Noreturn void unsupported(E *e, Loc loc, int op, const char *why) {
+  e->c->judging1 = op + 1;
+  ir_error(e->c, loc, E_PTO, "%s has no PTO-AS form: %s", op >= 0 ? ir_ops[op].name : "construct", why);
+}
+
+static const char *fresh(E *e, const char *base) {
+  return ir_fmt(e->c->A, "%%%s_%d", base ? base : "t", ++e->ssa);
+}
+
+static void line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(E *e, const char *fmt, ...) {
+  char tmp[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  for (int i = 0; i < e->ind + 2; i++) sput(&e->body, "  ", 2);
+  if (n < 0 || (size_t)n >= sizeof tmp) die("emit_pto: line too long");
+  sput(&e->body, tmp, (size_t)n);
+  sput(&e->body, "\n", 1);
+}
+
+static const char *cname(E *e, char kind, double v) {
+  int i;
+  for (i = 0; i < e->ncst; i++)
+    if (e->cst[i].kind == kind && e->cst[i].v == v && (v != 0 || signbit(e->cst[i].v) == signbit(v))) break;
+  if (i == e->ncst) {
+    if (e->ncst == MAXCONST) die("emit_pto: too many constants");
+    e->cst[e->ncst++] = (Const){kind, v};
+  }
+  return ir_fmt(e->c->A, "%%c%c%d", kind, i);
+}
+static const char *cidx(E *e, int64_t v) { return cname(e, 'x', (double)v); }
+static bool isconst(const E *e, const char *s, int64_t *v) {
+  if (strncmp(s, "%cx", 3)) return false;
+  *v = (int64_t)e->cst[atoi(s + 3)].v;
+  return true;
+}
+
+static const char *dtn(Dtype d) { return d == DT_F32 ? "f32" : d == DT_F16 ? "f16" : "i32"; }
+
+/* The tile_buf type of a value of this space, dtype and (logical) shape. */
+static const char *tty(E *e, Space sp, Dtype dt, int R, int C) {
+  int Rp, Cp;
+  ir_padded(sp, dt, R, C, &Rp, &Cp);
+  const char *lay;
+  switch (sp) {
+  case SP_VEC: lay = ir_layout(sp, R, C) == LAY_COL ? "blayout=col_major, slayout=none_box, fractal=512"
+                                                  : "blayout=row_major, slayout=none_box, fractal=512";
+    break;
+  case SP_MAT: lay = "blayout=col_major, slayout=row_major, fractal=512"; break;
+  case SP_LEFT: lay = "blayout=row_major, slayout=row_major, fractal=512"; break;
+  case SP_RIGHT: lay = "blayout=row_major, slayout=col_major, fractal=512"; break;
+  case SP_ACC: lay = "blayout=col_major, slayout=row_major, fractal=1024"; break;
+  default: die("emit_pto: tile in no space");
+  }
+  return ir_fmt(e->c->A, "!pto.tile_buf<loc=%s, dtype=%s, rows=%d, cols=%d, v_row=?, v_col=?, %s, pad=0>",
+                ir_space_name(sp), dtn(dt), Rp, Cp, lay);
+}
+/* A view's type: its valid extents are static when ptoas can fold them to constants. */
+static const char *view_ty(E *e, Space sp, Dtype dt, int R, int C, const char *vr, const char *vc) {
+  const char *t = tty(e, sp, dt, R, C);
+  int64_t a, b;
+  if (!isconst(e, vr, &a) || !isconst(e, vc, &b)) return t;
+  const char *q = strstr(t, "v_row=?, v_col=?");
+  return ir_fmt(e->c->A, "%.*sv_row=%lld, v_col=%lld%s", (int)(q - t), t, (long long)a, (long long)b, q + 16);
+}
+
+static const char *vty(E *e, const Var *v) {
+  if (e->ty[v->id]) return e->ty[v->id];
+  if (e->tr[v->id]) {                           /* B^T for trans_b: [K, N] in the DN configuration */
+    int Rp, Cp;
+    ir_padded(v->sp, v->dt, v->C, v->R, &Rp, &Cp);
+    return ir_fmt(e->c->A, "!pto.tile_buf<loc=%s, dtype=%s, rows=%d, cols=%d, v_row=?, v_col=?, %s, pad=0>",
+                  ir_space_name(v->sp), dtn(v->dt), Rp, Cp,
+                  v->sp == SP_MAT ? "blayout=row_major, slayout=col_major, fractal=512"
+                                  : "blayout=row_major, slayout=col_major, fractal=512");
+  }
+  return tty(e, v->sp, v->dt, v->R, v->C);
+}
+
+static const char *val(E *e, const Var *v) {
+  const char *s = e->cur[v->id];
+  if (!s) unsupported(e, v->loc, -1, ir_fmt(e->c->A, "'%s' is read where its definition does not reach", v->name));
+  return s;
+}
+
+/* An affine index expression as an SSA index value. */
+static const char *aff(E *e, const Aff *a) {
+  const char *acc = NULL;
+  for (int i = 0; i < a->n; i++) {
+    const Var *v = e->k->vars[a->v[i]];
+    const char *x = val(e, v);
+    if (a->k[i] != 1) {
+      const char *m = fresh(e, "m");
+      line(e, "%s = arith.muli %s, %s : index", m, x, cidx(e, a->k[i]));
+      x = m;
+    }
+    if (acc) {
+      const char *s = fresh(e, "s");
+      line(e, "%s = arith.addi %s, %s : index", s, acc, x);
+      x = s;
+    }
+    acc = x;
+  }
+  if (!acc) return cidx(e, a->c);
+  if (a->c) {
+    const char *s = fresh(e, "s");
+    line(e, "%s = arith.addi %s, %s : index", s, acc, cidx(e, a->c));
+    acc = s;
+  }
+  return acc;
+}
+
+static const char *bin(E *e, const char *op, const char *a, const char *b) {
+  int64_t x, y;
+  if (isconst(e, a, &x) && isconst(e, b, &y)) {
+    int64_t r = 0;
+    if (!strcmp(op, "minsi")) r = x < y ? x : y;
+    else if (!strcmp(op, "maxsi")) r = x > y ? x : y;
+    else if (!strcmp(op, "addi")) r = x + y;
+    else if (!strcmp(op, "subi")) r = x - y;
+    else if (!strcmp(op, "muli")) r = x * y;
+    else if (!strcmp(op, "divsi") && y) r = x / y;
+    else if (!strcmp(op, "remsi") && y) r = x % y;
+    else goto emit;
+    return cidx(e, r);
+  }
+emit:;
+  const char *r = fresh(e, "i");
+  line(e, "%s = arith.%s %s, %s : index", r, op, a, b);
+  return r;
+}
+
+/* The valid shape of a value now: constants when the typechecker knows it, else read back. */
+static void valid(E *e, const Var *v, const char **vr, const char **vc) {
+  if (v->svr >= 0 && v->svc >= 0) {
+    *vr = cidx(e, e->tr[v->id] ? v->svc : v->svr), *vc = cidx(e, e->tr[v->id] ? v->svr : v->svc);
+    return;
+  }
+  const char *r = fresh(e, "vr"), *c = fresh(e, "vc");
+  line(e, "%s, %s = pto.get_validshape %s : %s", r, c, val(e, v), vty(e, v));
+  *vr = r, *vc = c;
+}
+
+static void setvalid(E *e, const Var *v, const char *vr, const char *vc) {
+  line(e, "pto.set_validshape %s, %s, %s : %s", val(e, v), vr, vc, vty(e, v));
+}
+
+static const Var *avar(const Call *c, int i) {
+  const Arg *a = ir_pos((Call *)c, i);
+  ASSERT(a && a->k == A_VAR);
+  return a->var;
+}
+
+static const char *tensor_view(E *e, const Var *T) {
+  return ir_fmt(e->c->A, "%%T%d", T->id);
+}
+static const char *tvty(const Var *T) { return T->dt == DT_F32 ? "!pto.tensor_view<?x?xf32>" : T->dt == DT_F16 ? "!pto.tensor_view<?x?xf16>" : "!pto.tensor_view<?x?xi32>"; }
+
+/* A partition view of T at [r, c] of size [pr, pc] (SSA or constants). */
+static const char *partition(E *e, const Var *T, const char *r, const char *c, const char *pr, const char *pc,
+                             const Aff *apr, const Aff *apc) {
+  const char *p = fresh(e, "pv");
+  char shape[64];
+  if (apr && apc && ir_aff_const(apr) && ir_aff_const(apc)) snprintf(shape, sizeof shape, "%dx%d", apr->c, apc->c);
+  else snprintf(shape, sizeof shape, "?x?");
+  line(e, "%s = pto.partition_view %s, offsets = [%s, %s], sizes = [%s, %s] : %s -> !pto.partition_tensor_view<%sx%s>",
+       p, tensor_view(e, T), r, c, pr, pc, tvty(T), shape, dtn(T->dt));
+  return ir_fmt(e->c->A, "%s|!pto.partition_tensor_view<%sx%s>", p, shape, dtn(T->dt));
+}
+static void split_pv(const char *pv, char *name, size_t n, const char **ty) {
+  const char *bar = strchr(pv, '|');
+  snprintf(name, n, "%.*s", (int)(bar - pv), pv);
+  *ty = bar + 1;
+}
+
+static const char *elt_op(Op op) {
+  switch (op) {
+  case OP_add: return "tadd"; case OP_sub: return "tsub"; case OP_mul: return "tmul"; case OP_div: return "tdiv";
+  case OP_max: return "tmax"; case OP_min: return "tmin";
+  case OP_adds: return "tadds"; case OP_subs: return "tsubs"; case OP_muls: return "tmuls"; case OP_divs: return "tdivs";
+  case OP_maxs: return "tmaxs"; case OP_mins: return "tmins";
+  case OP_exp: return "texp"; case OP_neg: return "tneg"; case OP_abs: return "tabs"; case OP_relu: return "trelu";
+  case OP_sqrt: return "tsqrt"; case OP_recip: return "trecip";
+  case OP_row_sum: return "trowsum"; case OP_row_max: return "trowmax"; case OP_row_min: return "trowmin";
+  case OP_col_sum: return "tcolsum"; case OP_col_max: return "tcolmax"; case OP_col_min: return "tcolmin";
+  case OP_row_expand_add: return "trowexpandadd"; case OP_row_expand_sub: return "trowexpandsub";
+  case OP_row_expand_mul: return "trowexpandmul"; case OP_row_expand_div: return "trowexpanddiv";
+  case OP_row_expand_max: return "trowexpandmax"; case OP_row_expand_min: return "trowexpandmin";
+  case OP_col_expand_add: return "tcolexpandadd"; case OP_col_expand_sub: return "tcolexpandsub";
+  case OP_col_expand_mul: return "tcolexpandmul"; case OP_col_expand_div: return "tcolexpanddiv";
+  default: return NULL;
+  }
+}
+
+/* One scratch tile per type and function (the row reductions' tmp operand, unused by pto-isa). */
+static const char *scratch(E *e, const char *type) {
+  for (int i = 0; i < e->nscr; i++)
+    if (!strcmp(e->scr_ty[i], type)) return e->scr[i];
+  if (e->nscr == MAXSCR) die("emit_pto: too many scratch types");
+  const char *x = ir_fmt(e->c->A, "%%scratch%d", e->nscr);
+  e->scr_ty[e->nscr] = type;
+  e->scr[e->nscr++] = x;
+  return x;
+}
+
+/* PTOAS names the axis only (0 none, 1 up_down, 2 left_right); which lane
+ * holds the odd element follows from the valid counts (DESIGN section 14). */
+static int axis_code(int code) { return code == MODE_NONE ? 0 : MODE_AXIS(code) ? 2 : 1; }
+
+static const char *scalar_const(E *e, Dtype dt, double v) {
+  return cname(e, dt == DT_F32 ? 'f' : dt == DT_F16 ? 'h' : 'i', v);
+}
+
+static void body(E *e, const Body *b);
+
+/* ---- one statement --------------------------------------------------------------- */
+
+static void op_stmt(E *e, const Stmt *s) {
+  if (s->rhs.k == A_VAR) {                      /* a copy: the value moves to a new name */
+    const Var *src = s->rhs.var, *d = s->dst;
+    if (!e->cur[d->id] || d->sp != src->sp) {
+      e->cur[d->id] = val(e, src);              /* an alias of the same buffer */
+      e->ty[d->id] = vty(e, src);
+      return;
+    }
+    const char *vr, *vc;
+    valid(e, src, &vr, &vc);
+    setvalid(e, d, vr, vc);
+    line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), val(e, d), vty(e, d));
+    return;
+  }
+  const Call *c = s->rhs.call;
+  const Var *d = s->dst;
+  Loc loc = c->loc;
+  switch (ir_ops[c->op].kind) {
+  case K_ALLOC:
+    if (c->nargs == 4 || !e->cur[d->id]) {
+      const char *x = fresh(e, d->name);
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", x, cidx(e, 0), cidx(e, 0), vty(e, d));
+      e->cur[d->id] = x;
+    } else {
+      setvalid(e, d, cidx(e, 0), cidx(e, 0));
+    }
+    return;
+  case K_TLOAD: {
+    const Var *T = avar(c, 1);
+    const Arg *o = ir_pos((Call *)c, 2), *p = ir_pos((Call *)c, 3);
+    const char *r = aff(e, &o->ix[0]), *cc = aff(e, &o->ix[1]);
+    const char *pr = aff(e, &p->ix[0]), *pc = aff(e, &p->ix[1]);
+    char pv[64];
+    const char *pty;
+    int64_t z;
+    if ((isconst(e, pr, &z) && !z) || (isconst(e, pc, &z) && !z)) {
+      /* an empty load (the lane-1 replay): an empty tile, never a zero-size GM partition (DESIGN 14.8) */
+      setvalid(e, d, pr, pc);
+      return;
+    }
+    if (e->tr[d->id]) {                         /* B^T: T's [pr, pc] window viewed column-major as [pc, pr] */
+      if (T->rank != 2) unsupported(e, loc, c->op, "a transposed load of a 1-D tensor");
+      const char *dn = fresh(e, "dn");
+      line(e, "%s = pto.make_tensor_view %%arg%d, shape = [%s, %s], strides = [%s, %s] {layout = #pto.layout<dn>} : %s",
+           dn, T->id, cidx(e, T->dim[1]), cidx(e, T->dim[0]), cidx(e, 1), cidx(e, T->dim[1]), tvty(T));
+      const char *q = fresh(e, "pv");
+      bool st = ir_aff_const(&p->ix[0]) && ir_aff_const(&p->ix[1]);
+      char shape[64];
+      if (st) snprintf(shape, sizeof shape, "%dx%d", p->ix[1].c, p->ix[0].c);
+      else snprintf(shape, sizeof shape, "?x?");
+      line(e, "%s = pto.partition_view %s, offsets = [%s, %s], sizes = [%s, %s] : %s -> !pto.partition_tensor_view<%sx%s>",
+           q, dn, cc, r, pc, pr, tvty(T), shape, dtn(T->dt));
+      setvalid(e, d, pc, pr);
+      line(e, "pto.tload ins(%s : !pto.partition_tensor_view<%sx%s>) outs(%s : %s)", q, shape, dtn(T->dt), val(e, d), vty(e, d));
+      return;
+    }
+    split_pv(partition(e, T, r, cc, pr, pc, &p->ix[0], &p->ix[1]), pv, sizeof pv, &pty);
+    setvalid(e, d, pr, pc);
+    line(e, "pto.tload ins(%s : %s) outs(%s : %s)", pv, pty, val(e, d), vty(e, d));
+    return;
+  }
+  case K_STORE: {
+    const Var *T = avar(c, 0), *t = avar(c, 2);
+    const Arg *o = ir_pos((Call *)c, 1), *p = ir_kwarg((Call *)c, KW_PART), *ln = ir_kwarg((Call *)c, KW_LANE);
+    bool guard = ln && e->aiv && e->cur[e->k->nvars] != NULL;
+    if (guard) {
+      const char *cnd = fresh(e, "l0");
+      line(e, "%s = arith.cmpi eq, %s, %s : index", cnd, e->cur[e->k->nvars], cidx(e, 0));
+      line(e, "scf.if %s {", cnd);
+      e->ind++;
+    }
+    const char *r = aff(e, &o->ix[0]), *cc = aff(e, &o->ix[1]), *pr, *pc;
+    if (p) pr = aff(e, &p->ix[0]), pc = aff(e, &p->ix[1]);
+    else valid(e, t, &pr, &pc);
+    char pv[64];
+    const char *pty;
+    split_pv(partition(e, T, r, cc, pr, pc, p ? &p->ix[0] : NULL, p ? &p->ix[1] : NULL), pv, sizeof pv, &pty);
+    line(e, "pto.tstore ins(%s : %s) outs(%s : %s)", val(e, t), vty(e, t), pv, pty);
+    if (guard) {
+      e->ind--;
+      line(e, "}");
+    }
+    return;
+  }
+  case K_SLICE: {                               /* subview: a window of t's buffer */
+    const Var *t = avar(c, 0);
+    const Arg *o = ir_pos((Call *)c, 1), *sh = ir_pos((Call *)c, 2), *kv = ir_kwarg((Call *)c, KW_VALID);
+    if (!ir_aff_const(&sh->ix[0]) || !ir_aff_const(&sh->ix[1])) unsupported(e, loc, c->op, "a dynamic subview size");
+    int R = sh->ix[0].c, C = sh->ix[1].c;
+    const char *r = aff(e, &o->ix[0]), *cc = aff(e, &o->ix[1]), *tr, *tc;
+    valid(e, t, &tr, &tc);
+    /* valid per dim: min(size, clamp(t.v - off, 0, size)), bounded by valid= */
+    const char *vr = bin(e, "minsi", bin(e, "maxsi", bin(e, "subi", tr, r), cidx(e, 0)), cidx(e, R));
+    const char *vc = bin(e, "minsi", bin(e, "maxsi", bin(e, "subi", tc, cc), cidx(e, 0)), cidx(e, C));
+    if (kv) vr = bin(e, "minsi", vr, aff(e, &kv->ix[0])), vc = bin(e, "minsi", vc, aff(e, &kv->ix[1]));
+    const char *x = fresh(e, d->name);
+    int64_t z;
+    if ((isconst(e, vr, &z) && !z) || (isconst(e, vc, &z) && !z)) {
+      /* An empty view (the lane-1 replay): an empty tile of the view's shape, as PyPTO
+       * creates it; pto-isa has no tile with a static zero valid extent. */
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", x, vr, vc, tty(e, d->sp, d->dt, R, C));
+      e->cur[d->id] = x;
+      e->ty[d->id] = tty(e, d->sp, d->dt, R, C);
+      return;
+    }
+    const char *rty = view_ty(e, d->sp, d->dt, R, C, vr, vc);
+    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", x, val(e, t), r, cc, R, C, vr, vc,
+         vty(e, t), rty);
+    e->cur[d->id] = x;
+    e->ty[d->id] = rty;
+    return;
+  }
+  case K_ASSEMBLE: {
+    const Var *dst = avar(c, 0), *src = avar(c, 1);
+    const Arg *o = ir_pos((Call *)c, 2);
+    const char *dr, *dc, *sr, *sc;
+    valid(e, dst, &dr, &dc);
+    valid(e, src, &sr, &sc);
+    if (dst->id != d->id) {
+      setvalid(e, d, dr, dc);
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, dst), vty(e, dst), val(e, d), vty(e, d));
+    }
+    const char *r = aff(e, &o->ix[0]), *cc = aff(e, &o->ix[1]);
+    const char *w = fresh(e, "win"), *wty = view_ty(e, d->sp, d->dt, src->R, src->C, sr, sc);
+    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, d), r, cc, src->R, src->C,
+         sr, sc, vty(e, d), wty);
+    line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), w, wty);
+    setvalid(e, d, bin(e, "maxsi", dr, bin(e, "addi", r, sr)), bin(e, "maxsi", dc, bin(e, "addi", cc, sc)));
+    return;
+  }
+  case K_FULL: {
+    const Arg *v = ir_pos((Call *)c, 1), *kv = ir_kwarg((Call *)c, KW_VALID);
+    const char *vr = cidx(e, d->R), *vc = cidx(e, d->C);
+    if (kv) vr = aff(e, &kv->ix[0]), vc = aff(e, &kv->ix[1]);
+    setvalid(e, d, vr, vc);
+    line(e, "pto.texpands ins(%s : %s) outs(%s : %s)", scalar_const(e, d->dt, v->num), dtn(d->dt), val(e, d), vty(e, d));
+    return;
+  }
+  case K_BIN: {
+    const Var *a = avar(c, 0), *b = avar(c, 1);
+    const char *ar, *ac, *br, *bc;
+    valid(e, a, &ar, &ac);
+    valid(e, b, &br, &bc);
+    setvalid(e, d, bin(e, "minsi", ar, br), bin(e, "minsi", ac, bc));
+    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), val(e, b), vty(e, a), vty(e, b),
+         val(e, d), vty(e, d));
+    return;
+  }
+  case K_BINS: {
+    const Var *a = avar(c, 0);
+    const Arg *sv = ir_pos((Call *)c, 1);
+    const char *ar, *ac;
+    valid(e, a, &ar, &ac);
+    setvalid(e, d, ar, ac);
+    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), scalar_const(e, a->dt, sv->num),
+         vty(e, a), dtn(a->dt), val(e, d), vty(e, d));
+    return;
+  }
+  case K_UN: {
+    const Var *a = avar(c, 0);
+    const char *ar, *ac;
+    valid(e, a, &ar, &ac);
+    setvalid(e, d, ar, ac);
+    line(e, "pto.%s ins(%s : %s) outs(%s : %s)", elt_op(c->op), val(e, a), vty(e, a), val(e, d), vty(e, d));
+    return;
+  }
+  case K_CAST: {
+    const Var *a = avar(c, 0);
+    const char *ar, *ac;
+    valid(e, a, &ar, &ac);
+    setvalid(e, d, ar, ac);
+    /* f32 -> f16 rounds to nearest even; float -> i32 truncates (language.md) */
+    const char *rm = d->dt == DT_I32 ? "TRUNC" : "RINT";
+    line(e, "pto.tcvt ins(%s {rmode = #pto<round_mode %s>} : %s) outs(%s : %s)", val(e, a), rm, vty(e, a), val(e, d),
+         vty(e, d));
+    return;
+  }
+  case K_RRED:
+  case K_CRED: {
+    const Var *a = avar(c, 0);
+    bool row = ir_ops[c->op].kind == K_RRED;
+    const char *ar, *ac, *vr, *vc;
+    valid(e, a, &ar, &ac);
+    const Arg *kv = ir_kwarg((Call *)c, KW_VALID);
+    if (kv) {
+      vr = aff(e, &kv->ix[0]), vc = aff(e, &kv->ix[1]);
+    } else {                                    /* row: [vr, 1], col: [1, vc]; an empty source gives [0, 0] */
+      const char *z = fresh(e, "z");
+      line(e, "%s = arith.cmpi eq, %s, %s : index", z, row ? ac : ar, cidx(e, 0));
+      vr = fresh(e, "i"), vc = fresh(e, "i");
+      line(e, "%s = arith.select %s, %s, %s : index", vr, z, cidx(e, 0), row ? ar : cidx(e, 1));
+      line(e, "%s = arith.select %s, %s, %s : index", vc, z, cidx(e, 0), row ? cidx(e, 1) : ac);
+    }
+    setvalid(e, d, vr, vc);
+    if (row) {                                  /* the row reductions take a scratch tile shaped like the source */
+      const char *tmp = scratch(e, vty(e, a));
+      line(e, "pto.set_validshape %s, %s, %s : %s", tmp, ar, ac, vty(e, a));
+      line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), tmp, vty(e, a), vty(e, a), val(e, d),
+           vty(e, d));
+    } else {
+      line(e, "pto.%s ins(%s : %s) outs(%s : %s)", elt_op(c->op), val(e, a), vty(e, a), val(e, d), vty(e, d));
+    }
+    return;
+  }
+  case K_REXP:
+  case K_CEXP: {
+    const Var *a = avar(c, 0), *v = avar(c, 1);
+    const char *ar, *ac;
+    valid(e, a, &ar, &ac);
+    setvalid(e, d, ar, ac);
+    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), val(e, v), vty(e, a), vty(e, v),
+         val(e, d), vty(e, d));
+    return;
+  }
+  case K_MOVE: {                                /* tmov inside one core */
+    const Var *a = avar(c, 0);
+    const char *ar, *ac;
+    valid(e, a, &ar, &ac);
+    setvalid(e, d, ar, ac);
+    line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, a), vty(e, a), val(e, d), vty(e, d));
+    return;
+  }
+  case K_MATMUL: {
+    bool acc = IR_ACC_MATMUL(c->op);
+    const Arg *tb = ir_kwarg((Call *)c, KW_TRANS_B);
+    const Var *l = avar(c, acc), *r = avar(c, acc + 1);
+    if (tb && tb->num != 0 && !e->tr[r->id])
+      unsupported(e, loc, c->op, "trans_b=1 whose right operand is not loaded from GM (only a DN load transposes)");
+    const char *lr, *lc, *rr, *rc;
+    valid(e, l, &lr, &lc);
+    valid(e, r, &rr, &rc);
+    setvalid(e, d, lr, rc);
+    if (acc) {
+      const Var *c0 = avar(c, 0);
+      line(e, "pto.tmatmul.acc ins(%s, %s, %s : %s, %s, %s) outs(%s : %s)", val(e, c0), val(e, l), val(e, r), vty(e, c0),
+           vty(e, l), vty(e, r), val(e, d), vty(e, d));
+    } else {
+      line(e, "pto.tmatmul ins(%s, %s : %s, %s) outs(%s : %s)", val(e, l), val(e, r), vty(e, l), vty(e, r), val(e, d),
+           vty(e, d));
+    }
+    return;
+  }
+  case K_TPUSH: {
+    int dir = ir_pos((Call *)c, 0)->e, code = (int)ir_pos((Call *)c, 2)->num;
+    const Var *t = avar(c, 1);
+    line(e, "pto.%s(%s : %s) {id = %d, split = %d}", dir == PIPE_C2V ? "tpush_to_aiv" : "tpush_to_aic", val(e, t),
+         vty(e, t), dir, axis_code(code));
+    return;
+  }
+  case K_TPOP: {
+    int dir = ir_pos((Call *)c, 0)->e, code = (int)ir_pos((Call *)c, 3)->num;
+    int n = e->npop[dir]++;
+    if (e->nq[dir] == MAXQ) unsupported(e, loc, c->op, "too many popped entries outstanding");
+    e->q[dir][e->nq[dir]++] = code;
+    const char *x = fresh(e, d->name);
+    /* The popped valid shape from the matching push when it is static (C2V: this lane's part). */
+    const char *ops = "";
+    if (n < e->npush[dir] && n < 256 && e->pushv[dir][n][0] >= 0 && e->pushv[dir][n][1] >= 0) {
+      int V[2] = {e->pushv[dir][n][0], e->pushv[dir][n][1]}, Ex[2] = {e->pushE[dir][n][0], e->pushE[dir][n][1]};
+      if (code == MODE_NONE || dir == PIPE_V2C) {
+        ops = ir_fmt(e->c->A, "(%s, %s) ", cidx(e, V[0]), cidx(e, V[1]));
+      } else {                                  /* lane l: clamp(V - l*S, 0, S), S = ceil(E/2) on the axis */
+        int ax = MODE_AXIS(code), S = (Ex[ax] + 1) / 2;
+        const char *ls = e->cur[e->k->nvars] ? e->cur[e->k->nvars] : cidx(e, 0);
+        const char *v = bin(e, "minsi", bin(e, "maxsi", bin(e, "subi", cidx(e, V[ax]), bin(e, "muli", ls, cidx(e, S))),
+                                           cidx(e, 0)), cidx(e, S));
+        ops = ax ? ir_fmt(e->c->A, "(%s, %s) ", cidx(e, V[0]), v) : ir_fmt(e->c->A, "(%s, %s) ", v, cidx(e, V[1]));
+      }
+    }
+    line(e, "%s = pto.%s %s{id = %d, split = %d} -> %s", x, dir == PIPE_C2V ? "tpop_from_aic" : "tpop_from_aiv", ops, dir,
+         axis_code(code), vty(e, d));
+    e->cur[d->id] = x;
+    e->ty[d->id] = NULL;
+    return;
+  }
+  case K_TFREE: {
+    int dir = ir_pos((Call *)c, 0)->e;
+    if (!e->nq[dir]) unsupported(e, loc, c->op, "a free with nothing popped before it in program order");
+    int code = e->q[dir][0];
+    memmove(e->q[dir], e->q[dir] + 1, sizeof(int) * (size_t)--e->nq[dir]);
+    line(e, "pto.%s {id = %d, split = %d}", dir == PIPE_C2V ? "tfree_from_aic" : "tfree_from_aiv", dir, axis_code(code));
+    return;
+  }
+  case K_SYNC: {                                /* a GM fence between the cores: a cross-core flag per direction */
+    int dir = ir_pos((Call *)c, 0)->e;
+    bool set = c->op == OP_sync_set;
+    line(e, "pto.sync.%s <%s>, %d", set ? "set" : "wait", set ? (e->aiv ? "PIPE_MTE3" : "PIPE_FIX") : "PIPE_MTE2",
+         dir ? 2 : 1);
+    return;
+  }
+  case K_ISCALAR: {
+    const char *a = aff(e, &ir_pos((Call *)c, 0)->ix[0]), *b = aff(e, &ir_pos((Call *)c, 1)->ix[0]), *r;
+    switch (c->op) {
+    case OP_imin: r = bin(e, "minsi", a, b); break;
+    case OP_imax: r = bin(e, "maxsi", a, b); break;
+    case OP_idiv: r = bin(e, "divsi", a, b); break;
+    case OP_imod: r = bin(e, "remsi", a, b); break;
+    default: r = bin(e, "minsi", bin(e, "maxsi", a, b), aff(e, &ir_pos((Call *)c, 2)->ix[0])); break;   /* clamp */
+    }
+    e->cur[d->id] = r;
+    return;
+  }
+  case K_GMREAD: {
+    const Var *T = avar(c, 0);
+    const char *i = aff(e, &ir_pos((Call *)c, 1)->ix[0]), *x = fresh(e, "g"), *y = fresh(e, d->name);
+    line(e, "%s = pto.load_scalar %%arg%d[%s] : !pto.ptr<i32> -> i32", x, T->id, i);
+    line(e, "%s = arith.index_cast %s : i32 to index", y, x);
+    e->cur[d->id] = y;
+    return;
+  }
+  case K_GROW: {                                /* if row < count: K rows of S at [phys, col] into g's rows row.. */
+    const Var *g = avar(c, 0), *S = avar(c, 1);
+    const Arg *o = ir_pos((Call *)c, 2), *kr = ir_kwarg((Call *)c, KW_ROWS);
+    int K = kr ? (int)kr->num : 1;
+    if (e->tr[d->id]) unsupported(e, loc, c->op, "a gathered tile used as the transposed operand of a matmul");
+    const char *row = aff(e, &ir_pos((Call *)c, 3)->ix[0]), *cnt = aff(e, &ir_pos((Call *)c, 4)->ix[0]);
+    if (g->id != d->id) unsupported(e, loc, c->op, "a gather into another buffer");
+    setvalid(e, d, cnt, cidx(e, d->C));
+    const char *cnd = fresh(e, "in");
+    line(e, "%s = arith.cmpi slt, %s, %s : index", cnd, row, cnt);
+    line(e, "scf.if %s {", cnd);
+    e->ind++;
+    const char *pr = aff(e, &o->ix[0]), *pc = aff(e, &o->ix[1]);
+    char pv[64];
+    const char *pty;
+    Aff ak = {.c = K}, ac = {.c = d->C};
+    split_pv(partition(e, S, pr, pc, cidx(e, K), cidx(e, d->C), &ak, &ac), pv, sizeof pv, &pty);
+    const char *w = fresh(e, "row");
+    const char *wty = view_ty(e, d->sp, d->dt, K, d->C, cidx(e, K), cidx(e, d->C));
+    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, d), row, cidx(e, 0), K,
+         d->C, cidx(e, K), cidx(e, d->C), vty(e, d), wty);
+    line(e, "pto.tload ins(%s : %s) outs(%s : %s)", pv, pty, w, wty);
+    e->ind--;
+    line(e, "}");
+    return;
+  }
+  case K_LANEIDX:
+    e->cur[d->id] = e->cur[e->k->nvars] ? e->cur[e->k->nvars] : cidx(e, 0);
+    return;
+  case K_PIPE:
+    return;
+  default:
+    unsupported(e, loc, c->op, "it does not occur in lowered programs");
+  }
+}
+
+/* ---- statements and regions ------------------------------------------------------- */
+
+static void body(E *e, const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    switch (s->k) {
+    case S_OP: op_stmt(e, s); break;
+    case S_FOR: {
+      const Var *iv = s->iv;
+      const char *x = fresh(e, iv->name);
+      int hi = iv->step > 0 ? iv->hi : iv->lo;
+      if (iv->step <= 0) unsupported(e, s->loc, -1, "a loop with a negative step");
+      line(e, "scf.for %s = %s to %s step %s {", x, cidx(e, iv->lo), cidx(e, hi), cidx(e, iv->step));
+      e->cur[iv->id] = x;
+      e->ind++;
+      body(e, &s->body);
+      e->ind--;
+      line(e, "}");
+      break;
+    }
+    case S_SPLIT:                               /* each vector lane runs the body with its own subblock index */
+      e->cur[s->iv->id] = e->cur[e->k->nvars];
+      body(e, &s->body);
+      break;
+    case S_IF: {                                /* if lane == 0 { body } replay { other } */
+      const char *cnd = fresh(e, "l0");
+      line(e, "%s = arith.cmpi eq, %s, %s : index", cnd, val(e, s->iv), cidx(e, 0));
+      line(e, "scf.if %s {", cnd);
+      int q[2][MAXQ], nq[2], np[2];
+      memcpy(q, e->q, sizeof q), memcpy(nq, e->nq, sizeof nq), memcpy(np, e->npop, sizeof np);
+      e->ind++;
+      body(e, &s->body);
+      e->ind--;
+      line(e, "} else {");
+      memcpy(e->q, q, sizeof q), memcpy(e->nq, nq, sizeof nq), memcpy(e->npop, np, sizeof np);
+      e->ind++;
+      body(e, &s->other);
+      e->ind--;
+      line(e, "}");
+      break;
+    }
+    default: unsupported(e, s->loc, -1, "a nested function");
+    }
+  }
+}
+
+/* The static valid shape of every push, in the producer's program order (the
+ * consumer's pops come in the same order; a replay branch repeats its lane-0 twin). */
+static void pushes(E *e, const Body *b, int dirf) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k == S_IF) {
+      pushes(e, &s->body, dirf);
+      continue;
+    }
+    if (s->k != S_OP) {
+      pushes(e, &s->body, dirf);
+      continue;
+    }
+    if (s->rhs.k != A_CALL || s->rhs.call->op != OP_tpush) continue;
+    const Call *c = s->rhs.call;
+    int dir = ir_pos((Call *)c, 0)->e;
+    if (dir != dirf) continue;
+    const Var *t = avar(c, 1);
+    int n = e->npush[dir]++;
+    if (n >= 256) continue;
+    e->pushv[dir][n][0] = t->svr, e->pushv[dir][n][1] = t->svc;
+    e->pushE[dir][n][0] = t->R, e->pushE[dir][n][1] = t->C;
+    e->pushcode[dir][n] = (int)ir_pos((Call *)c, 2)->num;
+    /* a V2C half from both lanes: the joined valid is the half's only when every lane's is the same */
+    if (dir == PIPE_V2C && e->pushcode[dir][n] != MODE_NONE) {
+      int ax = MODE_AXIS(e->pushcode[dir][n]), v = e->pushv[dir][n][ax];
+      if (v >= 0) e->pushv[dir][n][ax] = v == t->R * !ax + t->C * ax ? 2 * v : -1;
+      e->pushE[dir][n][ax] *= 2;
+    }
+  }
+}
+
+/* Mark the right operands of trans_b matmuls and the mat tiles they are moved
+ * from: those are emitted as B^T, [K, N] in the DN configuration, loaded
+ * through a column-major view of GM. A mat tile with any other use cannot be. */
+static const Stmt *def_of(const Body *b, const Var *v) {
+  const Stmt *r = NULL;
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      const Stmt *x = def_of(&s->body, v);
+      if (!x) x = def_of(&s->other, v);
+      if (x) r = x;
+    } else if (s->dst == v && s->rhs.k == A_CALL && s->rhs.call->op == OP_tmov) {
+      r = s;
+    }
+  }
+  return r;
+}
+
+static void mark_trans(E *e, const Body *fb, const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      mark_trans(e, fb, &s->body);
+      mark_trans(e, fb, &s->other);
+      continue;
+    }
+    if (s->rhs.k != A_CALL || ir_ops[s->rhs.call->op].kind != K_MATMUL) continue;
+    const Call *c = s->rhs.call;
+    const Arg *tb = ir_kwarg((Call *)c, KW_TRANS_B);
+    if (!tb || tb->num == 0) continue;
+    const Var *r = avar(c, IR_ACC_MATMUL(c->op) + 1);
+    const Stmt *m = def_of(fb, r);
+    if (!m) continue;
+    const Var *b0 = avar(m->rhs.call, 0);
+    e->tr[r->id] = 1;
+    e->tr[b0->id] = 1;
+  }
+}
+
+static void cfmt(Str *o, const Const *k, int i) {
+  switch (k->kind) {
+  case 'x': sfmt(o, "    %%cx%d = arith.constant %lld : index\n", i, (long long)k->v); break;
+  case 'i': sfmt(o, "    %%ci%d = arith.constant %lld : i32\n", i, (long long)k->v); break;
+  case 'l': sfmt(o, "    %%cl%d = arith.constant %lld : i64\n", i, (long long)k->v); break;
+  case 'f': sfmt(o, "    %%cf%d = arith.constant %.9e : f32\n", i, k->v); break;
+  case 'h': sfmt(o, "    %%ch%d = arith.constant %.9e : f16\n", i, k->v); break;
+  }
+}
+
+static void func(E *e, Str *out, const Stmt *fn, const PtoNames *nm) {
+  bool aiv = fn->fn == FN_AIV;
+  e->aiv = aiv;
+  e->body.n = 0;
+  e->ncst = 0;
+  e->ind = 0;
+  memset(e->cur, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
+  memset(e->ty, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
+  memset(e->tr, 0, (size_t)e->k->nvars + 1);
+  mark_trans(e, &fn->body, &fn->body);
+  memset(e->nq, 0, sizeof e->nq);
+  memset(e->npop, 0, sizeof e->npop);
+  const Kernel *k = e->k;
+  sfmt(out, "  func.func @%s(", aiv ? nm->aiv : nm->aic);
+  for (int i = 0; i < k->np; i++) sfmt(out, "%s%%arg%d: !pto.ptr<%s>", i ? ", " : "", k->params[i]->id, dtn(k->params[i]->dt));
+  if (e->tgt == TGT_A2A3) sfmt(out, "%s%%slots: !pto.ptr<f32>", k->np ? ", " : "");
+  sfmt(out, ") attributes {pto.kernel_kind = #pto.kernel_kind<%s>} {\n", aiv ? "vector" : "cube");
+  /* tensor views */
+  for (int i = 0; i < k->np; i++) {
+    const Var *T = k->params[i];
+    int R = T->rank == 2 ? T->dim[0] : 1, C = T->rank == 2 ? T->dim[1] : T->dim[0];
+    line(e, "%s = pto.make_tensor_view %%arg%d, shape = [%s, %s], strides = [%s, %s] : %s", tensor_view(e, T), T->id,
+         cidx(e, R), cidx(e, C), cidx(e, C), cidx(e, 1), tvty(T));
+  }
+  if (aiv) {
+    line(e, "%%lane64 = pto.get_subblock_idx");
+    line(e, "%%lane = arith.index_cast %%lane64 : i64 to index");
+    e->cur[k->nvars] = "%lane";
+  }
+  /* pipes: C2V (id 0) is consumed on the vector side, V2C (id 1) on the cube side */
+  for (int dir = 0; dir < 2; dir++) {
+    if (!e->has_pipe[dir]) continue;
+    bool consumer = (dir == PIPE_C2V) == aiv;
+    const char *nmb = dir == PIPE_C2V ? "c2v_fifo" : "v2c_fifo";
+    const char *buf = fresh(e, dir == PIPE_C2V ? "c2v" : "v2c");
+    if (consumer)
+      line(e, "%s = pto.reserve_buffer {name = \"%s\", size = %d, location = #pto.address_space<%s>, auto = true} -> i32",
+           buf, nmb, e->pipe_slots[dir] * e->pipe_bytes[dir], dir == PIPE_C2V ? "vec" : "mat");
+    else
+      line(e, "%s = pto.import_reserved_buffer {name = \"%s\", peer_func = @%s} -> i32", buf, nmb, aiv ? nm->aic : nm->aiv);
+    const char *gm = "";
+    if (e->tgt == TGT_A2A3) {
+      const char *p = "%slots";
+      if (dir == PIPE_V2C) {
+        p = fresh(e, "slots");
+        line(e, "%s = pto.addptr %%slots, %s : <f32> -> <f32>", p, cidx(e, PTO_SLOT_BYTES / 2 / 4));
+      }
+      gm = ir_fmt(e->c->A, "gm_slot_buffer = %s : !pto.ptr<f32>, ", p);
+    }
+    line(e, "pto.%s_initialize_pipe {id = %d, dir_mask = %d, slot_size = %d, local_slot_num = %d} (%sc2v_consumer_buf = %s : i32, v2c_consumer_buf = %s : i32)",
+         aiv ? "aiv" : "aic", dir, dir == PIPE_C2V ? 1 : 2, e->pipe_bytes[dir], e->pipe_slots[dir], gm,
+         dir == PIPE_C2V ? buf : cname(e, 'i', 0), dir == PIPE_V2C ? buf : cname(e, 'i', 0));
+  }
+  e->nscr = 0;
+  body(e, &fn->body);
+  int zero = e->nscr ? atoi(cidx(e, 0) + 3) : 0;
+  for (int i = 0; i < e->ncst; i++) cfmt(out, &e->cst[i], i);
+  for (int i = 0; i < e->nscr; i++)
+    sfmt(out, "    %s = pto.alloc_tile valid_row = %%cx%d valid_col = %%cx%d : %s\n", e->scr[i], zero, zero, e->scr_ty[i]);
+  sput(out, e->body.s ? e->body.s : "", e->body.n);
+  sfmt(out, "    return\n  }\n");
+}
+
+const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
+  if (!k || !k->lowered) die("emit_pto: the kernel is not lowered");
+  E e = {.c = c, .k = k, .tgt = k->target};
+  e.cur = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
+  e.ty = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
+  e.tr = ir_alloc(c->A, (size_t)k->nvars + 1);
+  Str out = {0};
+  jmp_buf jb, *saved = c->jb;
+  c->jb = &jb;
+  if (setjmp(jb)) {
+    c->jb = saved;
+    free(out.s);
+    free(e.body.s);
+    return NULL;
+  }
+  for (int i = 0; i < k->body.n; i++) {
+    const Stmt *s = k->body.v[i];
+    if (s->k == S_OP && s->rhs.k == A_CALL && s->rhs.call->op == OP_pipe) {
+      int dir = ir_pos(s->rhs.call, 0)->e;
+      e.has_pipe[dir] = true;
+      e.pipe_slots[dir] = (int)ir_pos(s->rhs.call, 1)->num;
+      e.pipe_bytes[dir] = (int)ir_pos(s->rhs.call, 2)->num;
+    }
+  }
+  const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
+  if (aic) pushes(&e, &aic->body, PIPE_C2V);
+  if (aiv) pushes(&e, &aiv->body, PIPE_V2C);
+  sfmt(&out, "// %s: ptoc --emit=pto, target %s\n", k->name, k->target == TGT_A5 ? "a5" : "a3");
+  sfmt(&out, "module attributes {pto.target_arch = \"%s\"} {\n", k->target == TGT_A5 ? "a5" : "a3");
+  if (aic && aic->body.n) func(&e, &out, aic, nm);
+  if (aiv && aiv->body.n) func(&e, &out, aiv, nm);
+  sfmt(&out, "}\n");
+  c->jb = saved;
+  const char *r = ir_strndup(c->A, out.s, out.n);
+  free(out.s);
+  free(e.body.s);
+  return r;
+}
