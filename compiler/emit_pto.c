@@ -78,6 +78,7 @@ typedef struct {
   const char **cur;                             /* by var id: the SSA value holding it now */
   const char **ty;                              /* by var id: its type, when not the buffer's own */
   uint8_t *tr;                                  /* by var id: a mat/right tile held transposed (trans_b) */
+  const char **nr, **nc;                        /* by var id: a popped entry's narrower valid shape */
   bool aiv;
   int npush[2], npop[2];                        /* transfers seen so far, by direction */
   int pushv[2][256][2];                         /* static valid of the n-th push, by direction (-1: unknown) */
@@ -86,6 +87,7 @@ typedef struct {
   int q[2][MAXQ], nq[2];                        /* split codes of popped, not yet freed entries */
   int pipe_slots[2], pipe_bytes[2];
   bool has_pipe[2];
+  const PtoNames *nm;
   const char *scr[MAXSCR], *scr_ty[MAXSCR];     /* scratch tiles, declared at the function's top */
   int nscr;
 } E;
@@ -149,13 +151,16 @@ static const char *tty(E *e, Space sp, Dtype dt, int R, int C) {
   return ir_fmt(e->c->A, "!pto.tile_buf<loc=%s, dtype=%s, rows=%d, cols=%d, v_row=?, v_col=?, %s, pad=0>",
                 ir_space_name(sp), dtn(dt), Rp, Cp, lay);
 }
-/* A view's type: its valid extents are static when ptoas can fold them to constants. */
+/* A view's type: each valid extent is static when ptoas can fold its operand to a constant. */
 static const char *view_ty(E *e, Space sp, Dtype dt, int R, int C, const char *vr, const char *vc) {
   const char *t = tty(e, sp, dt, R, C);
   int64_t a, b;
-  if (!isconst(e, vr, &a) || !isconst(e, vc, &b)) return t;
+  bool ka = isconst(e, vr, &a), kb = isconst(e, vc, &b);
   const char *q = strstr(t, "v_row=?, v_col=?");
-  return ir_fmt(e->c->A, "%.*sv_row=%lld, v_col=%lld%s", (int)(q - t), t, (long long)a, (long long)b, q + 16);
+  char rs[32], cs[32];
+  snprintf(rs, sizeof rs, ka ? "%lld" : "?", (long long)a);
+  snprintf(cs, sizeof cs, kb ? "%lld" : "?", (long long)b);
+  return ir_fmt(e->c->A, "%.*sv_row=%s, v_col=%s%s", (int)(q - t), t, rs, cs, q + 16);
 }
 
 static const char *vty(E *e, const Var *v) {
@@ -226,6 +231,10 @@ emit:;
 
 /* The valid shape of a value now: constants when the typechecker knows it, else read back. */
 static void valid(E *e, const Var *v, const char **vr, const char **vc) {
+  if (e->nr[v->id]) {
+    *vr = e->nr[v->id], *vc = e->nc[v->id];
+    return;
+  }
   if (v->svr >= 0 && v->svc >= 0) {
     *vr = cidx(e, e->tr[v->id] ? v->svc : v->svr), *vc = cidx(e, e->tr[v->id] ? v->svr : v->svc);
     return;
@@ -326,6 +335,7 @@ static void op_stmt(E *e, const Stmt *s) {
   const Call *c = s->rhs.call;
   const Var *d = s->dst;
   Loc loc = c->loc;
+  if (d) e->nr[d->id] = e->nc[d->id] = NULL;
   switch (ir_ops[c->op].kind) {
   case K_ALLOC:
     if (c->nargs == 4 || !e->cur[d->id]) {
@@ -504,9 +514,9 @@ static void op_stmt(E *e, const Stmt *s) {
     }
     setvalid(e, d, vr, vc);
     if (row) {                                  /* the row reductions take a scratch tile shaped like the source */
-      const char *tmp = scratch(e, vty(e, a));
-      line(e, "pto.set_validshape %s, %s, %s : %s", tmp, ar, ac, vty(e, a));
-      line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), tmp, vty(e, a), vty(e, a), val(e, d),
+      const char *sty = tty(e, a->sp, a->dt, a->R, a->C), *tmp = scratch(e, sty);
+      line(e, "pto.set_validshape %s, %s, %s : %s", tmp, ar, ac, sty);
+      line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), tmp, vty(e, a), sty, val(e, d),
            vty(e, d));
     } else {
       line(e, "pto.%s ins(%s : %s) outs(%s : %s)", elt_op(c->op), val(e, a), vty(e, a), val(e, d), vty(e, d));
@@ -527,6 +537,12 @@ static void op_stmt(E *e, const Stmt *s) {
     const Var *a = avar(c, 0);
     const char *ar, *ac;
     valid(e, a, &ar, &ac);
+    if (e->nr[a->id]) {                         /* out of a whole popped entry: move it whole, then narrow */
+      setvalid(e, d, cidx(e, e->tr[d->id] ? d->C : d->R), cidx(e, e->tr[d->id] ? d->R : d->C));
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, a), vty(e, a), val(e, d), vty(e, d));
+      setvalid(e, d, ar, ac);
+      return;
+    }
     setvalid(e, d, ar, ac);
     line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, a), vty(e, a), val(e, d), vty(e, d));
     return;
@@ -564,22 +580,62 @@ static void op_stmt(E *e, const Stmt *s) {
     if (e->nq[dir] == MAXQ) unsupported(e, loc, c->op, "too many popped entries outstanding");
     e->q[dir][e->nq[dir]++] = code;
     const char *x = fresh(e, d->name);
-    /* The popped valid shape from the matching push when it is static (C2V: this lane's part). */
-    const char *ops = "";
-    if (n < e->npush[dir] && n < 256 && e->pushv[dir][n][0] >= 0 && e->pushv[dir][n][1] >= 0) {
+    /* The entry is popped whole, as PyPTO pops it; when the matching push's valid shape is
+     * static (C2V: this lane's part of it) and smaller, the value is a view with that valid
+     * shape. pto-isa's a3 pop loads the whole slot and asserts on a smaller valid shape. */
+    const char *vr = NULL, *vc = NULL;
+    int lv[2][2], have = 0;                     /* per lane: the valid shape the caller saw delivered */
+    for (int l = 0; l < 2 && e->nm->pop_valid; l++)
+      if (e->nm->pop_valid(e->nm->ctx, s, l, &lv[l][0], &lv[l][1])) have |= 1 << l;
+    if (have) {
+      if (have != 3 || !e->aiv || (lv[0][0] == lv[1][0] && lv[0][1] == lv[1][1])) {
+        int l = have & 1 ? 0 : 1;
+        vr = cidx(e, lv[l][0]), vc = cidx(e, lv[l][1]);
+      } else {
+        const char *is0 = fresh(e, "l0");
+        line(e, "%s = arith.cmpi eq, %s, %s : index", is0, e->cur[e->k->nvars], cidx(e, 0));
+        vr = fresh(e, "i"), vc = fresh(e, "i");
+        line(e, "%s = arith.select %s, %s, %s : index", vr, is0, cidx(e, lv[0][0]), cidx(e, lv[1][0]));
+        line(e, "%s = arith.select %s, %s, %s : index", vc, is0, cidx(e, lv[0][1]), cidx(e, lv[1][1]));
+      }
+    } else if (n < e->npush[dir] && n < 256 && e->pushv[dir][n][0] >= 0 && e->pushv[dir][n][1] >= 0) {
       int V[2] = {e->pushv[dir][n][0], e->pushv[dir][n][1]}, Ex[2] = {e->pushE[dir][n][0], e->pushE[dir][n][1]};
-      if (code == MODE_NONE || dir == PIPE_V2C) {
-        ops = ir_fmt(e->c->A, "(%s, %s) ", cidx(e, V[0]), cidx(e, V[1]));
-      } else {                                  /* lane l: clamp(V - l*S, 0, S), S = ceil(E/2) on the axis */
+      vr = cidx(e, V[0]), vc = cidx(e, V[1]);
+      if (code != MODE_NONE && dir == PIPE_C2V) {   /* lane l: clamp(V - l*S, 0, S), S = ceil(E/2) on the axis */
         int ax = MODE_AXIS(code), S = (Ex[ax] + 1) / 2;
         const char *ls = e->cur[e->k->nvars] ? e->cur[e->k->nvars] : cidx(e, 0);
         const char *v = bin(e, "minsi", bin(e, "maxsi", bin(e, "subi", cidx(e, V[ax]), bin(e, "muli", ls, cidx(e, S))),
                                            cidx(e, 0)), cidx(e, S));
-        ops = ax ? ir_fmt(e->c->A, "(%s, %s) ", cidx(e, V[0]), v) : ir_fmt(e->c->A, "(%s, %s) ", v, cidx(e, V[1]));
+        if (ax) vc = v;
+        else vr = v;
       }
     }
-    line(e, "%s = pto.%s %s{id = %d, split = %d} -> %s", x, dir == PIPE_C2V ? "tpop_from_aic" : "tpop_from_aiv", ops, dir,
-         axis_code(code), vty(e, d));
+    const char *full = tty(e, d->sp, d->dt, d->R, d->C);
+    int64_t a, b;
+    bool whole = !vr || (isconst(e, vr, &a) && isconst(e, vc, &b) && a == d->R && b == d->C);
+    if (dir == PIPE_V2C && !whole) {
+      /* The cube pops the whole entry: pto-isa's TPOP aborts on a declared valid shape smaller
+       * than the slot's (docs/real-findings.md), and mat-to-mat has no tmov. The smaller shape
+       * is the value's from here on (valid()), and a tmov out of it narrows its destination. */
+      line(e, "%s = pto.tpop_from_aiv {id = %d, split = %d} -> %s", x, dir, axis_code(code), full);
+      e->cur[d->id] = x;
+      e->ty[d->id] = NULL;
+      e->nr[d->id] = vr, e->nc[d->id] = vc;
+      return;
+    }
+    line(e, "%s = pto.%s {id = %d, split = %d} -> %s", x, dir == PIPE_C2V ? "tpop_from_aic" : "tpop_from_aiv", dir,
+         axis_code(code), full);
+    if (!whole) {
+      /* a copy with the smaller valid shape: ptoas v0.42 lowers a subview of a popped entry
+       * to a tile bound to no storage (docs/real-findings.md) */
+      const char *w = fresh(e, d->name);
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, d->R), cidx(e, d->C), full);
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", x, full, w, full);   /* pto-isa's TMOV wants equal valid shapes */
+      line(e, "pto.set_validshape %s, %s, %s : %s", w, vr, vc, full);
+      e->cur[d->id] = w;
+      e->ty[d->id] = full;
+      return;
+    }
     e->cur[d->id] = x;
     e->ty[d->id] = NULL;
     return;
@@ -791,6 +847,8 @@ static void func(E *e, Str *out, const Stmt *fn, const PtoNames *nm) {
   memset(e->cur, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
   memset(e->ty, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
   memset(e->tr, 0, (size_t)e->k->nvars + 1);
+  memset(e->nr, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
+  memset(e->nc, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
   mark_trans(e, &fn->body, &fn->body);
   memset(e->nq, 0, sizeof e->nq);
   memset(e->npop, 0, sizeof e->npop);
@@ -847,10 +905,12 @@ static void func(E *e, Str *out, const Stmt *fn, const PtoNames *nm) {
 
 const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   if (!k || !k->lowered) die("emit_pto: the kernel is not lowered");
-  E e = {.c = c, .k = k, .tgt = k->target};
+  E e = {.c = c, .k = k, .tgt = k->target, .nm = nm};
   e.cur = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.ty = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.tr = ir_alloc(c->A, (size_t)k->nvars + 1);
+  e.nr = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
+  e.nc = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   Str out = {0};
   jmp_buf jb, *saved = c->jb;
   c->jb = &jb;

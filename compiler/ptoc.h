@@ -349,6 +349,11 @@ char *ir_print_str(Arena *a, const Kernel *k);
 
 typedef struct {
   const char *aic, *aiv;                        /* the names of the cube and vector functions */
+  /* The valid shape a pop delivers to a lane, when the caller knows it (false:
+   * unknown, the entry's whole shape is declared). Pipes carry no valid shape:
+   * the consumer must declare it (docs/real-backend.md). */
+  bool (*pop_valid)(void *ctx, const Stmt *st, int lane, int *vr, int *vc);
+  void *ctx;
 } PtoNames;
 /* On a3 both functions take a GM slot buffer of this many bytes as their last
  * argument: the C2V pipe's GM slots in its first half, V2C's in the second. */

@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
   }
   Kernel *k = pass_pipeline(&c, &o);
   if (k && pto) {
-    PtoNames nm = {ir_fmt(c.A, "%s_aic", k->name), ir_fmt(c.A, "%s_aiv", k->name)};
+    PtoNames nm = {ir_fmt(c.A, "%s_aic", k->name), ir_fmt(c.A, "%s_aiv", k->name), NULL, NULL};
     const char *text = ir_emit_pto(&c, k, &nm);
     if (text) fputs(text, stdout);
     else k = NULL;

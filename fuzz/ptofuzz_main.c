@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 static int usage(void) {
-  fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N]\n"
+  fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D] [--jobs=J] [--keep-work]\n"
         "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]\n"
         "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
         "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]\n"
@@ -241,21 +241,73 @@ static void report(void *ctx, const VarResult *r) {
   fflush(stdout);
 }
 
+/* One line per real variant, as the model's lines. */
+static void report_real(const VarResult *r) {
+  printf("variant=%s outcome=%s code=%s", orc_variant_name(r), orc_outcome_name(r->out), r->code);
+  if (r->out != OUT_OK && r->out != OUT_UNSUPPORTED) printf(" op=%s pass=%s pattern=%s", r->op, r->pass, r->pattern);
+  if (orc_is_finding(r->out)) {
+    char sig[200];
+    orc_signature(r, sig, sizeof sig);
+    printf(" sig=%s", sig);
+  }
+  putchar('\n');
+  if (r->out != OUT_OK && r->detail[0]) printf("  # %s\n", r->detail);
+}
+
+/* The real toolchain, or a coded error (exit 2: the environment, not the kernel). */
+static bool real_tools(RealTools *t, const char *ptoas, const char *isa) {
+  if (orc_real_find(t, ptoas, isa)) return true;
+  fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable real toolchain: %s\n", t->why);
+  return false;
+}
+
+/* The kernel through the real back end; 0 clean, 3 finding, 2 the tools failed. */
+static int diff_real(const Src *src, uint64_t seed, uint32_t bugs, const RealTools *t, int jobs, bool keep) {
+  RealCase rc = {.src = src, .input_seed = seed, .bugs = bugs, .only = -1};
+  orc_real_check(t, &rc, 1, &(RealOpts){.jobs = jobs, .keep = keep}, NULL);
+  if (rc.invalid) {
+    fputs("invalid: ", stdout);
+    ir_diag_print(stdout, src, &rc.why);
+    return 1;
+  }
+  for (int i = 0; i < rc.n; i++) report_real(&rc.r[i]);
+  fflush(stdout);
+  return rc.finding ? 3 : rc.toolerr ? 2 : 0;
+}
+
 static int diff(int argc, char **argv) {
-  const char *file = NULL;
+  const char *file = NULL, *backend = "model", *ptoas = NULL, *isa = NULL;
   OrcOpts o = {.bisect = true, .sched_seed = 1};
   const char *bugs = getenv("PTOFUZZ_BUGS");
+  double jobs = 2;
+  bool keep = false;
   for (int i = 0; i < argc; i++) {
     if (!strncmp(argv[i], "--seed=", 7)) o.input_seed = strtoull(argv[i] + 7, NULL, 10);
-    else if (flag(argv[i], "--bugs=", &bugs)) {
+    else if (!strcmp(argv[i], "--keep-work")) keep = true;
+    else if (flag(argv[i], "--bugs=", &bugs) || flag(argv[i], "--backend=", &backend) ||
+             flag(argv[i], "--ptoas=", &ptoas) || flag(argv[i], "--pto-isa=", &isa) || num(argv[i], "--jobs=", &jobs)) {
     } else if (argv[i][0] == '-' || file) return usage();
     else file = argv[i];
   }
   if (!parse_bugs(bugs, &o.bugs)) return 1;
   if (!file) return usage();
+  bool model = !strcmp(backend, "model") || !strcmp(backend, "both");
+  bool real = !strcmp(backend, "ptoas") || !strcmp(backend, "both");
+  if (!model && !real) {
+    fprintf(stderr, "ptofuzz: diff: unknown back end '%s' (model, ptoas or both)\n", backend);
+    return 1;
+  }
+  RealTools tools;
+  if (real && !real_tools(&tools, ptoas, isa)) return 2;
   Arena *A = ir_arena_new();
   Src src;
   if (!read_kernel(A, file, &src)) return 1;
+  if (!model) {
+    int rc = diff_real(&src, o.input_seed, o.bugs, &tools, jobs < 1 ? 1 : (int)jobs, keep);
+    if (rc != 1) printf("verdict=%s\n", rc == 3 ? "finding" : rc == 2 ? "tool-error" : "clean");
+    ir_arena_free(A);
+    return rc;
+  }
   int fds[2];
   if (pipe(fds)) die("pipe failed");
   fflush(stdout);
@@ -276,7 +328,7 @@ static int diff(int argc, char **argv) {
       fflush(stdout);
       _exit(1);
     }
-    printf("verdict=%s\n", res.finding ? "finding" : "clean");
+    if (!real) printf("verdict=%s\n", res.finding ? "finding" : "clean");
     fflush(stdout);
     _exit(res.finding ? 3 : 0);
   }
@@ -286,6 +338,14 @@ static int diff(int argc, char **argv) {
   close(fds[0]);
   int st;
   waitpid(pid, &st, 0);
+  if (WIFEXITED(st) && real && WEXITSTATUS(st) != 1) {   /* both: the real back end after the model */
+    int rc = diff_real(&src, o.input_seed, o.bugs, &tools, jobs < 1 ? 1 : (int)jobs, keep);
+    int m = WEXITSTATUS(st);
+    rc = m == 3 || rc == 3 ? 3 : rc == 2 ? 2 : m;
+    printf("verdict=%s\n", rc == 3 ? "finding" : rc == 2 ? "tool-error" : "clean");
+    ir_arena_free(A);
+    return rc;
+  }
   ir_arena_free(A);
   if (WIFEXITED(st)) return WEXITSTATUS(st);
   DiffCtx d = {-1, o.sched_seed};

@@ -19,7 +19,7 @@ static const struct {
 
 const char *orc_outcome_name(Outcome o) {
   static const char *const n[OUT_N] = {"ok",         "unsupported", "reject", "escape", "hang",
-                                       "miscompile", "crash",       "blowup", "invalid"};
+                                       "miscompile", "crash",       "blowup", "invalid", "tool-error"};
   return o < OUT_N ? n[o] : "?";
 }
 
@@ -122,7 +122,7 @@ static void run_free(Run *r) {
  * element: a lost last row of a tile stored in row blocks is `tail`, wherever
  * the block sits in the tensor. Elements the golden run never stored are judged
  * in the tensor's coordinates. */
-static bool same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axis, char *pattern, size_t pn) {
+bool orc_same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axis, char *pattern, size_t pn) {
   int64_t first = INT64_MAX;                    /* the first store (source offset) with a differing element */
   int ft = -1;                                  /* else the first differing tensor never stored by the golden run */
   for (int i = 0; i < gk->np; i++) {
@@ -195,7 +195,7 @@ static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel
     run_level(&r, src, gk, v, ir_pass_names[p], o, vr->sched ? o->sched_seed : 0, inputs);
     char pat[12];
     bool bad = !r.compiled || !r.ran ||
-               !same_outputs(g, gk, r.s, r.k, axis_of(vr->mode), pat, sizeof pat);
+               !orc_same_outputs(g, gk, r.s, r.k, axis_of(vr->mode), pat, sizeof pat);
     run_free(&r);
     if (bad) {
       set(vr->pass, sizeof vr->pass, ir_pass_names[p]);
@@ -256,7 +256,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
     bool ran = r.k->expanded ? sim_run_machine(s, sc ? o->sched_seed : 0) : sim_run_reference(s);
     double t1 = now_ms();
     tm->t_sim += t1 - t0;
-    bool same = ran && same_outputs(g, gk, s, r.k, axis_of(x->mode), x->pattern, sizeof x->pattern);
+    bool same = ran && orc_same_outputs(g, gk, s, r.k, axis_of(x->mode), x->pattern, sizeof x->pattern);
     tm->t_compare += now_ms() - t1;
     if (!ran) {
       const Diag *d = sim_diag(s);
@@ -339,9 +339,11 @@ void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
 }
 
 const char *orc_mode_name(int mode) { return mode == MODE_NONE ? "none" : MODE_AXIS(mode) ? "left_right" : "up_down"; }
+const char *orc_variant_name(const VarResult *r) { return r->backend ? r->vname : orc_variants[r->variant % ORC_NVARIANT]; }
 const char *orc_variant_mode(int v) { return orc_mode_name(vopt[v % ORC_NVARIANT].split); }
 
 void orc_signature(const VarResult *r, char *buf, size_t n) {
   const char *mode = orc_mode_name(r->mode);
-  snprintf(buf, n, "%s|%s|%s|%s|%s|%s", orc_outcome_name(r->out), mode, r->code, r->op, r->pass, r->pattern);
+  snprintf(buf, n, "%s|%s%s|%s|%s|%s|%s", orc_outcome_name(r->out), r->backend ? "ptoas:" : "", mode, r->code, r->op,
+           r->pass, r->pattern);
 }

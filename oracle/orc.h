@@ -9,7 +9,9 @@
 
 typedef enum {
   OUT_OK, OUT_UNSUPPORTED, OUT_REJECT, OUT_ESCAPE, OUT_HANG, OUT_MISCOMPILE, OUT_CRASH, OUT_BLOWUP,
-  OUT_INVALID, OUT_N
+  OUT_INVALID,
+  OUT_TOOLERR,                                  /* the real toolchain failed to run: counted, never a finding */
+  OUT_N
 } Outcome;
 const char *orc_outcome_name(Outcome o);
 
@@ -21,8 +23,8 @@ typedef struct {
   int mode;                                     /* the split the signature names (a Mode): the variant's,
                                                    or the unsplit one's when same_as */
   Outcome out;
-  char code[24];                                /* diagnostic or runtime code, or "-" */
-  char op[24];                                  /* op kind involved, or "-" */
+  char code[48];                                /* diagnostic or runtime code, or "-" */
+  char op[48];                                  /* op kind involved (real back end: the message's class), or "-" */
   char pattern[12];                             /* miscompiles: lane0 lane1 both tail transposed all */
   char pass[16];                                /* first bad pass, or "-" */
   char detail[200];
@@ -30,6 +32,8 @@ typedef struct {
   /* 1 + the unsplit variant of the same kernel with the same finding (kind,
    * code, first bad pass): not a split bug, so it takes that one's signature */
   int same_as;
+  int backend;                                  /* 0 the model, 1 the real toolchain (ptoas + pto-isa) */
+  char vname[32];                               /* real back end: ptoas:MODE@a3|a5 */
 } VarResult;
 
 typedef struct {
@@ -72,6 +76,10 @@ void orc_signature(const VarResult *r, char *buf, size_t n);
 bool orc_is_finding(Outcome o);
 const char *orc_mode_name(int mode);            /* "none", "up_down", "left_right" (odd modes by their axis) */
 const char *orc_variant_mode(int variant);      /* the split a variant compiles with */
+const char *orc_variant_name(const VarResult *r);   /* none@a2a3 ..., or ptoas:MODE@a3|a5 */
+/* Compare every output of s (kernel k) with the golden run g (kernel gk); on a
+ * difference fill the mismatch pattern relative to the split axis (axis < 0: "-"). */
+bool orc_same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axis, char *pattern, size_t pn);
 
 /* ---- real.c: the real toolchain back end (PTOAS + pto-isa CPU simulation) ------- */
 
@@ -130,6 +138,36 @@ typedef struct {
   double run_timeout_s;                         /* per program run; 0: 10 */
   bool keep;                                    /* keep the work directory (for debugging) */
 } RealOpts;
+
+/* ---- realdiff.c: kernels through the real back end, compared with the golden run ---- */
+
+enum { ORC_NREAL = 4 };                          /* ptoas:none@a3 ptoas:none@a5 ptoas:up_down@T ptoas:left_right@T */
+
+typedef struct {
+  /* in */
+  const Src *src;
+  uint64_t input_seed;
+  uint32_t bugs;
+  int only;                                     /* -1: every variant, else one (a reproducer's own) */
+  /* out */
+  bool invalid;                                 /* the kernel itself is wrong */
+  Diag why;
+  int n;
+  VarResult r[ORC_NREAL];
+  bool finding, toolerr;
+} RealCase;
+
+typedef struct {
+  double emit, ptoas, cxx, run, compare;        /* milliseconds, summed over the cases */
+  int jobs;                                     /* variants that reached ptoas */
+} RealTimes;
+
+/* Every case's variants through ptoc (to PTO-AS), ptoas, the C++ compiler and
+ * a run on pto-isa's CPU simulation, in batches; each output compared bit for
+ * bit with the golden run and classified (DESIGN section 13). */
+void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *o, RealTimes *tm);
+/* "ptoas:up_down@a3" -> the real variant's index for a kernel of target tgt, or -1. */
+int orc_real_variant(const char *name);
 
 /* Run every job: ptoas on each, the C++ of a batch of jobs compiled into one
  * program (with a precompiled pto/pto-inst.hpp), each job run in a process of

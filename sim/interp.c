@@ -105,6 +105,8 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
   s->k = k;
   s->max_steps = o && o->max_steps ? o->max_steps : 400000000ull;
   s->memo = o ? o->memo : NULL;
+  s->on_pop = o ? o->on_pop : NULL;
+  s->hook_ctx = o ? o->hook_ctx : NULL;
   s->gm = ir_alloc(A, (size_t)k->nvars * sizeof *s->gm);
   s->slot = ir_alloc(A, (size_t)k->nvars * sizeof *s->slot);
   for (int x = 0; x < SIM_CTX; x++) {
@@ -809,15 +811,15 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
       for (; j + 4 <= N; j += 4) {
         const Elem *b0 = &bt[(size_t)j * K], *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
         int o = i * t->C + j;
-        float x0 = acc ? acc->d[o].f : 0.0f, x1 = acc ? acc->d[o + 1].f : 0.0f;
-        float x2 = acc ? acc->d[o + 2].f : 0.0f, x3 = acc ? acc->d[o + 3].f : 0.0f;
-        for (int k = 0; k < K; k++) {
+        float x0 = 0.0f, x1 = 0.0f, x2 = 0.0f, x3 = 0.0f;
+        for (int k = 0; k < K; k++) {         /* one fused multiply-add per step (language.md 9.7) */
           float av = ar[k].f;
-          x0 = x0 + av * b0[k].f;
-          x1 = x1 + av * b1[k].f;
-          x2 = x2 + av * b2[k].f;
-          x3 = x3 + av * b3[k].f;
+          x0 = fmaf(av, b0[k].f, x0);
+          x1 = fmaf(av, b1[k].f, x1);
+          x2 = fmaf(av, b2[k].f, x2);
+          x3 = fmaf(av, b3[k].f, x3);
         }
+        if (acc) x0 += acc->d[o].f, x1 += acc->d[o + 1].f, x2 += acc->d[o + 2].f, x3 += acc->d[o + 3].f;
         t->d[o].f = x0, t->d[o + 1].f = x1, t->d[o + 2].f = x2, t->d[o + 3].f = x3;
         for (int q = 0; q < 4; q++) t->def[o + q] = rowdef[i] & coldef[j + q] & (acc ? acc->def[o + q] : 1);
       }
@@ -826,13 +828,13 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
       const Elem *bc = &bt[(size_t)j * K];
       Elem r = acc ? acc->d[o] : (Elem){.i = 0};
       if (t->dt == DT_I32) {
-        uint32_t x = (uint32_t)r.i;
+        uint32_t x = 0;
         for (int k = 0; k < K; k++) x += (uint32_t)ar[k].i * (uint32_t)bc[k].i;
-        r.i = (int32_t)x;
+        r.i = (int32_t)(x + (uint32_t)r.i);
       } else {
-        float x = r.f;
-        for (int k = 0; k < K; k++) x = x + ar[k].f * bc[k].f;
-        r.f = x;
+        float x = 0.0f;
+        for (int k = 0; k < K; k++) x = fmaf(ar[k].f, bc[k].f, x);
+        r.f = acc ? acc->d[o].f + x : x;
       }
       t->d[o] = r;
       t->def[o] = rowdef[i] & coldef[j] & (acc ? acc->def[o] : 1);

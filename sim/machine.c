@@ -354,6 +354,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       }
     }
     join(t->vc, e->vc);
+    if (s->on_pop) s->on_pop(s->hook_ctx, st, L, d->vr, d->vc);
     sim_commit(s, st->dst, d);
     Slot *sl = sim_slot(s, st->dst);
     p->fq[who][p->nf[who]].seq = seq;

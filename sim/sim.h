@@ -56,6 +56,10 @@ typedef struct {
   const Sim *inputs;                            /* copy the inputs of this (unrun) simulation instead */
   MatMemo *memo;                                /* matmul results shared by the runs of one kernel */
   bool origins;                                 /* record Gm.orig for outputs (the oracle's golden run) */
+  /* called after every tpop on the machine with the popped value's valid shape
+   * (the real back end learns what the consumer must declare) */
+  void (*on_pop)(void *ctx, const Stmt *st, int lane, int vr, int vc);
+  void *hook_ctx;
 } SimOpts;
 
 /* A matmul result depends only on its operands' regions: the runs of one
@@ -90,6 +94,8 @@ struct Sim {
   MatMemo *memo;
   uint64_t steps, max_steps;
   int op1;                                      /* 1 + the op of the statement running (names it in err) */
+  void (*on_pop)(void *ctx, const Stmt *st, int lane, int vr, int vc);
+  void *hook_ctx;
   Diag err;
   jmp_buf jb;
 };

@@ -1,0 +1,373 @@
+/* realdiff.c — the real toolchain as a second back end (DESIGN section 13).
+ * Consumes kernels (text, input seed, defects); produces a VarResult per real
+ * variant: ptoas:none@a3, ptoas:none@a5, and the kernel's split modes on its
+ * own target. Each variant is compiled by ptoc through verify_backend, printed
+ * as PTO-AS (emit_pto.c), and handed to real.c, which runs ptoas, compiles
+ * the C++ against pto-isa's CPU simulation and runs it on the golden run's
+ * inputs. The outputs are compared bit for bit with the golden run and
+ * classified: reject (ptoas refused what ptoc's verifier accepted), crash
+ * (ptoas or the C++ compiler died, the C++ does not compile, or the program
+ * trapped), hang (time limit), miscompile (outputs differ). Codes and ops are
+ * classes of the tools' messages with numbers and names taken out. */
+#include "orc.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const struct {
+  int split, target;                            /* target -1: the kernel's own */
+  const char *mode;
+} rv[ORC_NREAL] = {{MODE_NONE, TGT_A2A3, "none"}, {MODE_NONE, TGT_A5, "none"}, {MODE_UD, -1, "up_down"},
+                   {MODE_LR, -1, "left_right"}};
+
+static double ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int orc_real_variant(const char *name) {
+  if (!name || strncmp(name, "ptoas:", 6)) return -1;
+  const char *m = name + 6, *at = strchr(m, '@');
+  if (!at || (strcmp(at, "@a3") && strcmp(at, "@a5"))) return -1;
+  size_t n = (size_t)(at - m);
+  if (n == 4 && !strncmp(m, "none", 4)) return strcmp(at, "@a5") ? 0 : 1;
+  for (int v = 2; v < ORC_NREAL; v++)
+    if (strlen(rv[v].mode) == n && !strncmp(m, rv[v].mode, n)) return v;
+  return -1;
+}
+
+/* A message's class: its words with numbers, quoted names and paths taken out. */
+static void msg_class(const char *m, char *out, size_t n) {
+  size_t o = 0;
+  bool dash = false;
+  for (const char *p = m; *p && o + 1 < n; p++) {
+    if (*p == '\'' || *p == '"' || *p == '`') {           /* a quoted name */
+      char q = *p;
+      const char *e = strchr(p + 1, q);
+      if (!e) break;
+      p = e;
+      continue;
+    }
+    if (isalpha((unsigned char)*p) || *p == '_') {
+      if (dash && o) out[o++] = '-';
+      dash = false;
+      while ((isalnum((unsigned char)*p) || *p == '_') && o + 1 < n) out[o++] = *p++;
+      p--;
+      continue;
+    }
+    dash = true;                                /* digits, punctuation and spaces separate words */
+  }
+  out[o] = 0;
+  if (!o) snprintf(out, n, "-");
+}
+
+/* ptoas's "'pto.OPNAME' op MESSAGE": the op name and the message after it. */
+static void ptoas_msg(const char *m, char *op, size_t on, char *cls, size_t cn) {
+  const char *q = strstr(m, "'pto.");
+  if (q) {
+    const char *e = strchr(q + 1, '\'');
+    snprintf(op, on, "%.*s", e ? (int)(e - q - 5) : 0, q + 5);
+    const char *rest = e ? e + 1 : q;
+    if (!strncmp(rest, " op ", 4)) rest += 4;
+    msg_class(rest, cls, cn);
+  } else {
+    const char *e = strstr(m, "error:");
+    snprintf(op, on, "ptoas");
+    msg_class(e ? e + 6 : m, cls, cn);
+  }
+}
+
+static void set(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s && *s ? s : "-"); }
+
+static void init_var(VarResult *x, int v, Target own) {
+  memset(x, 0, sizeof *x);
+  x->variant = v;
+  x->backend = 1;
+  x->mode = rv[v].split;
+  int tgt = rv[v].target >= 0 ? rv[v].target : (int)own;
+  snprintf(x->vname, sizeof x->vname, "ptoas:%s@%s", rv[v].mode, tgt == TGT_A5 ? "a5" : "a3");
+  set(x->code, sizeof x->code, "-");
+  set(x->op, sizeof x->op, "-");
+  set(x->pattern, sizeof x->pattern, "-");
+  set(x->pass, sizeof x->pass, "-");
+}
+
+static const char *ctype(Dtype d) { return d == DT_F32 ? "float" : d == DT_F16 ? "half" : "int32_t"; }
+
+typedef struct {
+  RealCase *c;
+  Comp comp;                                    /* the case's front end, golden run and inputs */
+  Kernel *k;
+  Sim *g, *g0;
+  Arena *A;                                     /* the variants' compilations */
+} Case;
+
+typedef struct {
+  int ci, vi;                                   /* case and variant */
+  RealParam *p;
+} JobRef;
+
+static bool uses_lanes(const Kernel *k) {
+  const Stmt *aiv = ir_func(k, FN_AIV);
+  return aiv && ir_has_split_aiv(&aiv->body);
+}
+
+/* What the pops of one compiled variant delivered on the model's machine, per
+ * statement and lane: a shape seen every time is what the consumer declares. */
+typedef struct {
+  const Stmt *st;
+  int lane, vr, vc;
+  bool varies;
+} PopSeen;
+typedef struct {
+  PopSeen *v;
+  int n, cap;
+} Pops;
+
+static void on_pop(void *ctx, const Stmt *st, int lane, int vr, int vc) {
+  Pops *p = ctx;
+  for (int i = 0; i < p->n; i++)
+    if (p->v[i].st == st && p->v[i].lane == lane) {
+      p->v[i].varies |= p->v[i].vr != vr || p->v[i].vc != vc;
+      return;
+    }
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 32;
+    PopSeen *q = realloc(p->v, sizeof *q * (size_t)p->cap);
+    if (!q) die("out of memory");
+    p->v = q;
+  }
+  p->v[p->n++] = (PopSeen){st, lane, vr, vc, false};
+}
+
+static bool pop_valid(void *ctx, const Stmt *st, int lane, int *vr, int *vc) {
+  const Pops *p = ctx;
+  for (int i = 0; i < p->n; i++)
+    if (p->v[i].st == st && p->v[i].lane == lane && !p->v[i].varies) {
+      *vr = p->v[i].vr, *vc = p->v[i].vc;
+      return true;
+    }
+  return false;
+}
+
+/* Compile variant v of case cs; on success fill job j (the caller runs it). */
+static bool prepare(Case *cs, int v, VarResult *x, RealJob *j, RealParam **pp, RealTimes *tm) {
+  double t0 = ms();
+  Comp c = {.A = cs->A, .src = cs->comp.src,
+            .o = {.split = rv[v].split, .target = rv[v].target, .bugs = cs->c->bugs}};
+  Kernel *k = pass_pipeline_from(&c, cs->k, &(PipeOpts){0});
+  const char *text = NULL;
+  if (k) {
+    /* The model's machine runs the variant once to learn what each pop delivers
+     * (the model's pipes carry valid shapes, real ones do not: docs/real-backend.md). */
+    Pops pops = {0};
+    Sim *ms = sim_new(k, &(SimOpts){.inputs = cs->g0, .on_pop = on_pop, .hook_ctx = &pops});
+    sim_run_machine(ms, 0);
+    sim_free(ms);
+    PtoNames nm = {ir_fmt(c.A, "%s_aic", k->name), ir_fmt(c.A, "%s_aiv", k->name), pop_valid, &pops};
+    text = ir_emit_pto(&c, k, &nm);
+    free(pops.v);
+    if (text) {
+      const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
+      j->pto = text;
+      j->arch = k->target == TGT_A5 ? "a5" : "a3";
+      j->fn_cube = aic && aic->body.n ? nm.aic : NULL;
+      j->fn_vec = aiv && aiv->body.n ? nm.aiv : NULL;
+      j->lanes = uses_lanes(k) ? 2 : 1;
+      j->slot_bytes = k->target == TGT_A5 ? 0 : PTO_SLOT_BYTES;
+      j->np = cs->k->np;
+      RealParam *p = ir_alloc(cs->A, sizeof *p * (size_t)(j->np ? j->np : 1));
+      for (int i = 0; i < j->np; i++) {
+        const Var *T = cs->k->params[i];
+        Gm *gm = sim_gm(cs->g0, T);
+        p[i].ctype = ctype(T->dt);
+        p[i].bytes = (size_t)gm->rows * gm->cols * (size_t)ir_dtype_bytes(T->dt);
+        p[i].init = gm->bytes;
+      }
+      j->p = p;
+      *pp = p;
+    }
+  }
+  tm->emit += ms() - t0;
+  if (text) return true;
+  /* the variant never reaches the real tools: what ptoc said of it */
+  const Diag *d = &c.diag;
+  DiagCat cat = ir_diag_cat(d->code);
+  x->out = cat == CAT_USER ? OUT_INVALID : OUT_UNSUPPORTED;
+  set(x->code, sizeof x->code, ir_diag_name(d->code));
+  set(x->pass, sizeof x->pass, c.pass);
+  snprintf(x->detail, sizeof x->detail, "%s%d:%d %.170s", cat == CAT_INTERNAL ? "the model compiler rejects it: " : "",
+           d->loc.line, d->loc.col, d->msg);
+  return false;
+}
+
+/* "outputs differ: N elements; first T[r,c] expected E (0x..) got A (0x..)" */
+static void first_diff(Sim *g, const Kernel *gk, Sim *s, char *out, size_t n) {
+  long bad = 0;
+  char first[160] = "";
+  for (int i = 0; i < gk->np; i++) {
+    const Var *T = gk->params[i];
+    if (T->dir == DIR_IN) continue;
+    Gm *a = sim_gm(g, T), *b = sim_gm(s, T);
+    for (int r = 0; r < a->rows; r++)
+      for (int c = 0; c < a->cols; c++) {
+        uint32_t x = sim_gm_bits(a, r, c), y = sim_gm_bits(b, r, c);
+        if (x == y) continue;
+        if (!bad++) {
+          Elem ex = sim_gm_get(a, r, c), ac = sim_gm_get(b, r, c);
+          if (T->dt == DT_I32) snprintf(first, sizeof first, "%s[%d,%d] expected %d got %d", T->name, r, c, ex.i, ac.i);
+          else snprintf(first, sizeof first, "%s[%d,%d] expected %.9g (0x%08x) got %.9g (0x%08x)", T->name, r, c, ex.f, x, ac.f, y);
+        }
+      }
+  }
+  snprintf(out, n, "outputs differ from the golden run in %ld elements; first %s", bad, first);
+}
+
+/* The outcome of a job that ran (or failed on the way). */
+static void classify(Case *cs, VarResult *x, RealJob *j, RealTimes *tm) {
+  char op[48], cls[48];
+  snprintf(x->detail, sizeof x->detail, "%.190s", j->msg[0] ? j->msg : "");
+  switch (j->st) {
+  case RS_OK: break;
+  case RS_REJECT:
+    x->out = OUT_REJECT;
+    ptoas_msg(j->msg, op, sizeof op, cls, sizeof cls);
+    set(x->code, sizeof x->code, op);
+    set(x->op, sizeof x->op, cls);
+    set(x->pass, sizeof x->pass, "ptoas");
+    return;
+  case RS_PTOAS_CRASH:
+    x->out = OUT_CRASH;
+    ptoas_msg(j->msg, op, sizeof op, cls, sizeof cls);
+    set(x->code, sizeof x->code, "ptoas-crash");
+    set(x->op, sizeof x->op, cls);
+    set(x->pass, sizeof x->pass, "ptoas");
+    return;
+  case RS_CXX_ERROR:
+  case RS_CXX_CRASH: {
+    x->out = OUT_CRASH;
+    const char *e = strstr(j->msg, "error:");
+    msg_class(e ? e + 6 : j->msg, cls, sizeof cls);
+    set(x->code, sizeof x->code, j->st == RS_CXX_ERROR ? "cxx-error" : "cxx-crash");
+    set(x->op, sizeof x->op, cls);
+    set(x->pass, sizeof x->pass, "cxx");
+    return;
+  }
+  case RS_RUN_CRASH:
+    /* pto-isa's CPU simulation asserts on a zero divisor, where the golden run (IEEE) gives inf or NaN:
+     * a documented limitation of the simulation, not a finding (docs/real-backend.md) */
+    if (strstr(j->msg, "Divider cannot be equal to zero")) {
+      x->out = OUT_UNSUPPORTED;
+      set(x->code, sizeof x->code, "R-SIM-DIV0");
+      set(x->pass, sizeof x->pass, "run");
+      return;
+    }
+    x->out = OUT_CRASH;
+    msg_class(j->msg, cls, sizeof cls);
+    set(x->code, sizeof x->code, "run-crash");
+    set(x->op, sizeof x->op, cls);
+    set(x->pass, sizeof x->pass, "run");
+    return;
+  case RS_RUN_HANG:
+    x->out = OUT_HANG;
+    set(x->code, sizeof x->code, "run-hang");
+    set(x->pass, sizeof x->pass, "run");
+    return;
+  default:
+    x->out = OUT_TOOLERR;
+    set(x->code, sizeof x->code, "tool-error");
+    return;
+  }
+  /* compare with the golden run: a simulation of the front-end kernel holding the real outputs */
+  double t0 = ms();
+  const Kernel *gk = cs->k;
+  Sim *s = sim_new(gk, &(SimOpts){.inputs = cs->g0});
+  for (int i = 0; i < gk->np; i++) {
+    Gm *gm = sim_gm(s, gk->params[i]);
+    if (j->p[i].out) memcpy(gm->bytes, j->p[i].out, j->p[i].bytes);
+  }
+  int axis = x->mode == MODE_NONE ? -1 : MODE_AXIS(x->mode);
+  if (orc_same_outputs(cs->g, gk, s, gk, axis, x->pattern, sizeof x->pattern)) {
+    x->out = OUT_OK;
+  } else {
+    x->out = OUT_MISCOMPILE;
+    set(x->pass, sizeof x->pass, "run");
+    first_diff(cs->g, gk, s, x->detail, sizeof x->detail);
+  }
+  sim_free(s);
+  tm->compare += ms() - t0;
+}
+
+void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *o, RealTimes *tm) {
+  RealTimes local = {0};
+  if (!tm) tm = &local;
+  Case *cs = calloc((size_t)(n ? n : 1), sizeof *cs);
+  RealJob *jobs = calloc((size_t)n * ORC_NREAL + 1, sizeof *jobs);
+  JobRef *ref = calloc((size_t)n * ORC_NREAL + 1, sizeof *ref);
+  if (!cs || !jobs || !ref) die("out of memory");
+  int nj = 0;
+  for (int i = 0; i < n; i++) {
+    RealCase *rc = cases + i;
+    Case *c = cs + i;
+    rc->n = 0, rc->invalid = rc->finding = rc->toolerr = false;
+    c->c = rc;
+    c->A = ir_arena_new();
+    c->comp = (Comp){.A = ir_arena_new(), .src = *rc->src, .o = {.split = -1, .target = -1}};
+    double t0 = ms();
+    c->k = ir_front(&c->comp);
+    if (!c->k) {
+      rc->invalid = true;
+      rc->why = c->comp.diag;
+      continue;
+    }
+    c->g0 = sim_new(c->k, &(SimOpts){.seed = rc->input_seed});
+    c->g = sim_new(c->k, &(SimOpts){.inputs = c->g0, .origins = true});
+    if (!(c->k->expanded ? sim_run_machine(c->g, 0) : sim_run_reference(c->g))) {
+      rc->invalid = true;
+      rc->why = *sim_diag(c->g);
+      continue;
+    }
+    tm->emit += ms() - t0;
+    for (int v = 0; v < ORC_NREAL; v++) {
+      if (rc->only >= 0 && v != rc->only) continue;
+      VarResult *x = &rc->r[rc->n++];
+      init_var(x, v, c->k->target);
+      if ((c->k->explicit_split || c->k->expanded) && rv[v].split != MODE_NONE) {
+        x->out = OUT_UNSUPPORTED;
+        set(x->code, sizeof x->code, ir_diag_name(E_EXPLICIT));
+        snprintf(x->detail, sizeof x->detail, "the kernel is written with split_aiv");
+        continue;
+      }
+      RealParam *p = NULL;
+      if (!prepare(c, v, x, &jobs[nj], &p, tm)) continue;
+      ref[nj] = (JobRef){i, rc->n - 1, p};
+      nj++;
+    }
+  }
+  orc_real_run(t, jobs, nj, o);
+  tm->jobs += nj;
+  for (int q = 0; q < nj; q++) {
+    Case *c = cs + ref[q].ci;
+    VarResult *x = &c->c->r[ref[q].vi];
+    tm->ptoas += jobs[q].t_ptoas, tm->cxx += jobs[q].t_cxx, tm->run += jobs[q].t_run;
+    classify(c, x, &jobs[q], tm);
+    for (int i = 0; i < jobs[q].np; i++) free(jobs[q].p[i].out);
+  }
+  for (int i = 0; i < n; i++) {
+    RealCase *rc = cases + i;
+    for (int v = 0; v < rc->n; v++) {
+      rc->finding |= orc_is_finding(rc->r[v].out);
+      rc->toolerr |= rc->r[v].out == OUT_TOOLERR;
+    }
+    sim_free(cs[i].g);
+    sim_free(cs[i].g0);
+    ir_arena_free(cs[i].comp.A);
+    ir_arena_free(cs[i].A);
+  }
+  free(cs);
+  free(jobs);
+  free(ref);
+}
