@@ -79,6 +79,7 @@ typedef struct {
   const char **ty;                              /* by var id: its type, when not the buffer's own */
   uint8_t *tr;                                  /* by var id: a mat/right tile held transposed (trans_b) */
   const char **nr, **nc;                        /* by var id: a popped entry's narrower valid shape */
+  const char **buf;                             /* by var id: its own buffer (alloc_tile), if it has one */
   bool aiv;
   int npush[2], npop[2];                        /* transfers seen so far, by direction */
   int pushv[2][256][2];                         /* static valid of the n-th push, by direction (-1: unknown) */
@@ -87,6 +88,7 @@ typedef struct {
   int q[2][MAXQ], nq[2];                        /* split codes of popped, not yet freed entries */
   int pipe_slots[2], pipe_bytes[2];
   bool has_pipe[2];
+  bool has_id[4];                               /* pipe ids in use: dir + 2 for split transfers */
   const PtoNames *nm;
   const char *scr[MAXSCR], *scr_ty[MAXSCR];     /* scratch tiles, declared at the function's top */
   int nscr;
@@ -133,10 +135,26 @@ static bool isconst(const E *e, const char *s, int64_t *v) {
 
 static const char *dtn(Dtype d) { return d == DT_F32 ? "f32" : d == DT_F16 ? "f16" : "i32"; }
 
+/* PTO's allocation shape of an [R, C] tile. PTOAS wants the static shapes of
+ * an op's operands to agree across dtypes and spaces (tcvt f32 -> f16, left
+ * [M,K] x right [K,N]) and its boxed layouts to hold whole 16-element boxes,
+ * so ptoc pads fractal tiles to whole 16 x 16 boxes; vec tiles keep the
+ * model's layout (layout.c), so a split pop's half is exactly half of the
+ * pushed tile (docs/real-backend.md). */
+static void pto_shape(Space sp, Dtype dt, int R, int C, int *Rp, int *Cp) {
+  *Rp = R, *Cp = C;
+  if (sp == SP_VEC) {                          /* the model's layout (split halves must stay exact halves) */
+    ir_padded(sp, dt, R, C, Rp, Cp);
+    return;
+  }
+  if (R > 1) *Rp = (R + 15) / 16 * 16;
+  *Cp = (C + 15) / 16 * 16;
+}
+
 /* The tile_buf type of a value of this space, dtype and (logical) shape. */
 static const char *tty(E *e, Space sp, Dtype dt, int R, int C) {
   int Rp, Cp;
-  ir_padded(sp, dt, R, C, &Rp, &Cp);
+  pto_shape(sp, dt, R, C, &Rp, &Cp);
   const char *lay;
   switch (sp) {
   case SP_VEC: lay = ir_layout(sp, R, C) == LAY_COL ? "blayout=col_major, slayout=none_box, fractal=512"
@@ -151,23 +169,26 @@ static const char *tty(E *e, Space sp, Dtype dt, int R, int C) {
   return ir_fmt(e->c->A, "!pto.tile_buf<loc=%s, dtype=%s, rows=%d, cols=%d, v_row=?, v_col=?, %s, pad=0>",
                 ir_space_name(sp), dtn(dt), Rp, Cp, lay);
 }
-/* A view's type: each valid extent is static when ptoas can fold its operand to a constant. */
-static const char *view_ty(E *e, Space sp, Dtype dt, int R, int C, const char *vr, const char *vc) {
-  const char *t = tty(e, sp, dt, R, C);
+
+
+/* A view's type: its parent's with the window's shape; each valid extent is
+ * static when ptoas can fold its operand to a constant (as pto.subview infers it). */
+static const char *view_of(E *e, const char *parent, int R, int C, const char *vr, const char *vc) {
   int64_t a, b;
   bool ka = isconst(e, vr, &a), kb = isconst(e, vc, &b);
-  const char *q = strstr(t, "v_row=?, v_col=?");
+  const char *q = strstr(parent, "rows="), *l = strstr(parent, ", blayout=");
+  ASSERT(q && l);
   char rs[32], cs[32];
   snprintf(rs, sizeof rs, ka ? "%lld" : "?", (long long)a);
   snprintf(cs, sizeof cs, kb ? "%lld" : "?", (long long)b);
-  return ir_fmt(e->c->A, "%.*sv_row=%s, v_col=%s%s", (int)(q - t), t, rs, cs, q + 16);
+  return ir_fmt(e->c->A, "%.*srows=%d, cols=%d, v_row=%s, v_col=%s%s", (int)(q - parent), parent, R, C, rs, cs, l);
 }
 
 static const char *vty(E *e, const Var *v) {
   if (e->ty[v->id]) return e->ty[v->id];
   if (e->tr[v->id]) {                           /* B^T for trans_b: [K, N] in the DN configuration */
     int Rp, Cp;
-    ir_padded(v->sp, v->dt, v->C, v->R, &Rp, &Cp);
+    pto_shape(v->sp, v->dt, v->C, v->R, &Rp, &Cp);
     return ir_fmt(e->c->A, "!pto.tile_buf<loc=%s, dtype=%s, rows=%d, cols=%d, v_row=?, v_col=?, %s, pad=0>",
                   ir_space_name(v->sp), dtn(v->dt), Rp, Cp,
                   v->sp == SP_MAT ? "blayout=row_major, slayout=col_major, fractal=512"
@@ -310,6 +331,8 @@ static const char *scratch(E *e, const char *type) {
  * holds the odd element follows from the valid counts (DESIGN section 14). */
 static int axis_code(int code) { return code == MODE_NONE ? 0 : MODE_AXIS(code) ? 2 : 1; }
 
+static int pipe_id(int dir, int code) { return dir + (code != MODE_NONE ? 2 : 0); }
+
 static const char *scalar_const(E *e, Dtype dt, double v) {
   return cname(e, dt == DT_F32 ? 'f' : dt == DT_F16 ? 'h' : 'i', v);
 }
@@ -317,6 +340,42 @@ static const char *scalar_const(E *e, Dtype dt, double v) {
 static void body(E *e, const Body *b);
 
 /* ---- one statement --------------------------------------------------------------- */
+
+/* v (valid [vr, vc]) with the valid shape [wr, wc] <= it: v itself when the two are the
+ * same constants, else a view of v's whole tile; its type in *ty. */
+static const char *narrowed(E *e, const Var *v, const char *vr, const char *vc, const char *wr, const char *wc,
+                            const char **ty) {
+  int64_t a, b, x, y;
+  *ty = vty(e, v);
+  if ((vr == wr || (isconst(e, vr, &a) && isconst(e, wr, &x) && a == x)) &&
+      (vc == wc || (isconst(e, vc, &b) && isconst(e, wc, &y) && b == y)))
+    return val(e, v);
+  int R, C;
+  const char *pt = vty(e, v), *q = strstr(pt, "rows=");
+  if (sscanf(q, "rows=%d, cols=%d", &R, &C) != 2) die("emit_pto: a tile type without its shape");
+  const char *w = fresh(e, v->name);
+  if ((isconst(e, wr, &x) && !x) || (isconst(e, wc, &y) && !y) || !e->buf[v->id] || e->ty[v->id]) {
+    /* an empty operand (no static zero valid tile in pto-isa), or one with no buffer of its own:
+     * a view of a popped entry is bound to no storage (real-findings.md RF-3): a copy */
+    line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, R), cidx(e, C), pt);
+    if (!((isconst(e, wr, &x) && !x) || (isconst(e, wc, &y) && !y)))
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, v), pt, w, pt);
+    line(e, "pto.set_validshape %s, %s, %s : %s", w, wr, wc, pt);
+    return w;
+  }
+  const char *wty = view_of(e, pt, R, C, wr, wc);
+  line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, v), cidx(e, 0), cidx(e, 0), R, C,
+       wr, wc, pt, wty);
+  *ty = wty;
+  return w;
+}
+
+/* PTOAS's element-wise ops take row-major tiles; an [R, 1] column is column-major. */
+static void rowmajor(E *e, Loc loc, int op, const Var *v) {
+  if (v->sp == SP_VEC && ir_layout(v->sp, v->R, v->C) == LAY_COL)
+    unsupported(e, loc, op, "an element-wise op on an [R, 1] column: PTOAS's element-wise ops take row-major tiles "
+                            "(PyPTO reshapes columns with treshape; ptoc does not yet)");
+}
 
 static void op_stmt(E *e, const Stmt *s) {
   if (s->rhs.k == A_VAR) {                      /* a copy: the value moves to a new name */
@@ -336,13 +395,23 @@ static void op_stmt(E *e, const Stmt *s) {
   const Var *d = s->dst;
   Loc loc = c->loc;
   if (d) e->nr[d->id] = e->nc[d->id] = NULL;
+  /* an op that writes the value's own buffer (not a view, a pop, an alloc or a scalar):
+   * the value is the buffer again, whatever it was before */
+  OpKind ok = ir_ops[c->op].kind;
+  if (d && e->buf[d->id] && ok != K_SLICE && ok != K_TPOP && ok != K_ALLOC && ok != K_GROW) {
+    e->cur[d->id] = e->buf[d->id];
+    e->ty[d->id] = NULL;
+  }
   switch (ir_ops[c->op].kind) {
   case K_ALLOC:
-    if (c->nargs == 4 || !e->cur[d->id]) {
+    if (c->nargs == 4 || !e->buf[d->id]) {
+      e->ty[d->id] = NULL;
       const char *x = fresh(e, d->name);
       line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", x, cidx(e, 0), cidx(e, 0), vty(e, d));
-      e->cur[d->id] = x;
+      e->cur[d->id] = e->buf[d->id] = x;
     } else {
+      e->cur[d->id] = e->buf[d->id];
+      e->ty[d->id] = NULL;
       setvalid(e, d, cidx(e, 0), cidx(e, 0));
     }
     return;
@@ -393,6 +462,11 @@ static void op_stmt(E *e, const Stmt *s) {
     const char *r = aff(e, &o->ix[0]), *cc = aff(e, &o->ix[1]), *pr, *pc;
     if (p) pr = aff(e, &p->ix[0]), pc = aff(e, &p->ix[1]);
     else valid(e, t, &pr, &pc);
+    int64_t z;
+    if ((isconst(e, pr, &z) && !z) || (isconst(e, pc, &z) && !z)) {   /* an empty lane stores nothing (DESIGN 14.7) */
+      if (guard) e->ind--, line(e, "}");
+      return;
+    }
     char pv[64];
     const char *pty;
     split_pv(partition(e, T, r, cc, pr, pc, p ? &p->ix[0] : NULL, p ? &p->ix[1] : NULL), pv, sizeof pv, &pty);
@@ -424,7 +498,7 @@ static void op_stmt(E *e, const Stmt *s) {
       e->ty[d->id] = tty(e, d->sp, d->dt, R, C);
       return;
     }
-    const char *rty = view_ty(e, d->sp, d->dt, R, C, vr, vc);
+    const char *rty = view_of(e, vty(e, t), R, C, vr, vc);
     line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", x, val(e, t), r, cc, R, C, vr, vc,
          vty(e, t), rty);
     e->cur[d->id] = x;
@@ -442,8 +516,11 @@ static void op_stmt(E *e, const Stmt *s) {
       line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, dst), vty(e, dst), val(e, d), vty(e, d));
     }
     const char *r = aff(e, &o->ix[0]), *cc = aff(e, &o->ix[1]);
-    const char *w = fresh(e, "win"), *wty = view_ty(e, d->sp, d->dt, src->R, src->C, sr, sc);
-    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, d), r, cc, src->R, src->C,
+    int sR, sC;
+    pto_shape(src->sp, src->dt, src->R, src->C, &sR, &sC);     /* the window holds src's whole tile: tmov wants equal shapes */
+    if (!e->buf[src->id] || e->ty[src->id]) unsupported(e, loc, c->op, "assembling a view (its shape is its window's)");
+    const char *w = fresh(e, "win"), *wty = view_of(e, vty(e, d), sR, sC, sr, sc);
+    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, d), r, cc, sR, sC,
          sr, sc, vty(e, d), wty);
     line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), w, wty);
     setvalid(e, d, bin(e, "maxsi", dr, bin(e, "addi", r, sr)), bin(e, "maxsi", dc, bin(e, "addi", cc, sc)));
@@ -451,6 +528,8 @@ static void op_stmt(E *e, const Stmt *s) {
   }
   case K_FULL: {
     const Arg *v = ir_pos((Call *)c, 1), *kv = ir_kwarg((Call *)c, KW_VALID);
+    if (e->tgt == TGT_A2A3 && ir_layout(d->sp, d->R, d->C) == LAY_COL)
+      unsupported(e, loc, c->op, "PTOAS's texpands on A2/A3 needs a row-major destination, and an [R, 1] column is column-major");
     const char *vr = cidx(e, d->R), *vc = cidx(e, d->C);
     if (kv) vr = aff(e, &kv->ix[0]), vc = aff(e, &kv->ix[1]);
     setvalid(e, d, vr, vc);
@@ -459,16 +538,20 @@ static void op_stmt(E *e, const Stmt *s) {
   }
   case K_BIN: {
     const Var *a = avar(c, 0), *b = avar(c, 1);
+    rowmajor(e, loc, c->op, d);
     const char *ar, *ac, *br, *bc;
     valid(e, a, &ar, &ac);
     valid(e, b, &br, &bc);
-    setvalid(e, d, bin(e, "minsi", ar, br), bin(e, "minsi", ac, bc));
-    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), val(e, b), vty(e, a), vty(e, b),
-         val(e, d), vty(e, d));
+    const char *vr = bin(e, "minsi", ar, br), *vc = bin(e, "minsi", ac, bc), *at, *bt;
+    setvalid(e, d, vr, vc);
+    /* pto-isa wants every operand's valid shape equal to the destination's: views of the larger ones */
+    const char *av = narrowed(e, a, ar, ac, vr, vc, &at), *bv = narrowed(e, b, br, bc, vr, vc, &bt);
+    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), av, bv, at, bt, val(e, d), vty(e, d));
     return;
   }
   case K_BINS: {
     const Var *a = avar(c, 0);
+    rowmajor(e, loc, c->op, d);
     const Arg *sv = ir_pos((Call *)c, 1);
     const char *ar, *ac;
     valid(e, a, &ar, &ac);
@@ -479,6 +562,8 @@ static void op_stmt(E *e, const Stmt *s) {
   }
   case K_UN: {
     const Var *a = avar(c, 0);
+    if (c->op == OP_abs && a->dt == DT_I32) unsupported(e, loc, c->op, "PTOAS v0.42's tabs takes f16 or f32 only");
+    rowmajor(e, loc, c->op, d);
     const char *ar, *ac;
     valid(e, a, &ar, &ac);
     setvalid(e, d, ar, ac);
@@ -487,6 +572,7 @@ static void op_stmt(E *e, const Stmt *s) {
   }
   case K_CAST: {
     const Var *a = avar(c, 0);
+    rowmajor(e, loc, c->op, d);
     const char *ar, *ac;
     valid(e, a, &ar, &ac);
     setvalid(e, d, ar, ac);
@@ -526,11 +612,21 @@ static void op_stmt(E *e, const Stmt *s) {
   case K_REXP:
   case K_CEXP: {
     const Var *a = avar(c, 0), *v = avar(c, 1);
+    bool row = ir_ops[c->op].kind == K_REXP;
+    if (!row && ir_layout(a->sp, a->R, a->C) == LAY_COL)
+      unsupported(e, loc, c->op, "a column expansion of an [R, 1] column: PTOAS's tcolexpand takes a row-major tile");
+    if (row && ir_layout(v->sp, v->R, v->C) != LAY_COL)
+      unsupported(e, loc, c->op, "pto-isa's TROWEXPAND broadcasts a column-major [R, 1] vector only, and a [1, 1] tile is row-major");
     const char *ar, *ac;
     valid(e, a, &ar, &ac);
     setvalid(e, d, ar, ac);
-    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), val(e, v), vty(e, a), vty(e, v),
-         val(e, d), vty(e, d));
+    /* pto-isa wants the vector's valid extent along the tile equal to the destination's: a view of it */
+    int vR, vC;
+    pto_shape(v->sp, v->dt, v->R, v->C, &vR, &vC);
+    const char *w = fresh(e, "vec"), *wty = view_of(e, vty(e, v), vR, vC, row ? ar : cidx(e, 1), row ? cidx(e, 1) : ac);
+    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, v), cidx(e, 0), cidx(e, 0),
+         vR, vC, row ? ar : cidx(e, 1), row ? cidx(e, 1) : ac, vty(e, v), wty);
+    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), w, vty(e, a), wty, val(e, d), vty(e, d));
     return;
   }
   case K_MOVE: {                                /* tmov inside one core */
@@ -538,7 +634,9 @@ static void op_stmt(E *e, const Stmt *s) {
     const char *ar, *ac;
     valid(e, a, &ar, &ac);
     if (e->nr[a->id]) {                         /* out of a whole popped entry: move it whole, then narrow */
-      setvalid(e, d, cidx(e, e->tr[d->id] ? d->C : d->R), cidx(e, e->tr[d->id] ? d->R : d->C));
+      int pR, pC;
+      pto_shape(a->sp, a->dt, a->R, a->C, &pR, &pC);  /* the entry's whole tile, as TPOP delivers it */
+      setvalid(e, d, cidx(e, pR), cidx(e, pC));
       line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, a), vty(e, a), val(e, d), vty(e, d));
       setvalid(e, d, ar, ac);
       return;
@@ -551,6 +649,7 @@ static void op_stmt(E *e, const Stmt *s) {
     bool acc = IR_ACC_MATMUL(c->op);
     const Arg *tb = ir_kwarg((Call *)c, KW_TRANS_B);
     const Var *l = avar(c, acc), *r = avar(c, acc + 1);
+    if (l->dt == DT_I32) unsupported(e, loc, c->op, "PTOAS's integer tmatmul is i8 x i8 -> i32 only");
     if (tb && tb->num != 0 && !e->tr[r->id])
       unsupported(e, loc, c->op, "trans_b=1 whose right operand is not loaded from GM (only a DN load transposes)");
     const char *lr, *lc, *rr, *rc;
@@ -571,7 +670,7 @@ static void op_stmt(E *e, const Stmt *s) {
     int dir = ir_pos((Call *)c, 0)->e, code = (int)ir_pos((Call *)c, 2)->num;
     const Var *t = avar(c, 1);
     line(e, "pto.%s(%s : %s) {id = %d, split = %d}", dir == PIPE_C2V ? "tpush_to_aiv" : "tpush_to_aic", val(e, t),
-         vty(e, t), dir, axis_code(code));
+         vty(e, t), pipe_id(dir, code), axis_code(code));
     return;
   }
   case K_TPOP: {
@@ -617,19 +716,21 @@ static void op_stmt(E *e, const Stmt *s) {
       /* The cube pops the whole entry: pto-isa's TPOP aborts on a declared valid shape smaller
        * than the slot's (docs/real-findings.md), and mat-to-mat has no tmov. The smaller shape
        * is the value's from here on (valid()), and a tmov out of it narrows its destination. */
-      line(e, "%s = pto.tpop_from_aiv {id = %d, split = %d} -> %s", x, dir, axis_code(code), full);
+      line(e, "%s = pto.tpop_from_aiv {id = %d, split = %d} -> %s", x, pipe_id(dir, code), axis_code(code), full);
       e->cur[d->id] = x;
       e->ty[d->id] = NULL;
       e->nr[d->id] = vr, e->nc[d->id] = vc;
       return;
     }
-    line(e, "%s = pto.%s {id = %d, split = %d} -> %s", x, dir == PIPE_C2V ? "tpop_from_aic" : "tpop_from_aiv", dir,
-         axis_code(code), full);
+    line(e, "%s = pto.%s {id = %d, split = %d} -> %s", x, dir == PIPE_C2V ? "tpop_from_aic" : "tpop_from_aiv",
+         pipe_id(dir, code), axis_code(code), full);
     if (!whole) {
       /* a copy with the smaller valid shape: ptoas v0.42 lowers a subview of a popped entry
        * to a tile bound to no storage (docs/real-findings.md) */
       const char *w = fresh(e, d->name);
-      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, d->R), cidx(e, d->C), full);
+      int pR, pC;
+      pto_shape(d->sp, d->dt, d->R, d->C, &pR, &pC);       /* a pop's valid shape is the entry's whole tile */
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, pR), cidx(e, pC), full);
       line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", x, full, w, full);   /* pto-isa's TMOV wants equal valid shapes */
       line(e, "pto.set_validshape %s, %s, %s : %s", w, vr, vc, full);
       e->cur[d->id] = w;
@@ -645,7 +746,8 @@ static void op_stmt(E *e, const Stmt *s) {
     if (!e->nq[dir]) unsupported(e, loc, c->op, "a free with nothing popped before it in program order");
     int code = e->q[dir][0];
     memmove(e->q[dir], e->q[dir] + 1, sizeof(int) * (size_t)--e->nq[dir]);
-    line(e, "pto.%s {id = %d, split = %d}", dir == PIPE_C2V ? "tfree_from_aic" : "tfree_from_aiv", dir, axis_code(code));
+    line(e, "pto.%s {id = %d, split = %d}", dir == PIPE_C2V ? "tfree_from_aic" : "tfree_from_aiv", pipe_id(dir, code),
+         axis_code(code));
     return;
   }
   case K_SYNC: {                                /* a GM fence between the cores: a cross-core flag per direction */
@@ -682,6 +784,7 @@ static void op_stmt(E *e, const Stmt *s) {
     if (e->tr[d->id]) unsupported(e, loc, c->op, "a gathered tile used as the transposed operand of a matmul");
     const char *row = aff(e, &ir_pos((Call *)c, 3)->ix[0]), *cnt = aff(e, &ir_pos((Call *)c, 4)->ix[0]);
     if (g->id != d->id) unsupported(e, loc, c->op, "a gather into another buffer");
+    if (e->buf[d->id]) e->cur[d->id] = e->buf[d->id], e->ty[d->id] = NULL;
     setvalid(e, d, cnt, cidx(e, d->C));
     const char *cnd = fresh(e, "in");
     line(e, "%s = arith.cmpi slt, %s, %s : index", cnd, row, cnt);
@@ -693,9 +796,11 @@ static void op_stmt(E *e, const Stmt *s) {
     Aff ak = {.c = K}, ac = {.c = d->C};
     split_pv(partition(e, S, pr, pc, cidx(e, K), cidx(e, d->C), &ak, &ac), pv, sizeof pv, &pty);
     const char *w = fresh(e, "row");
-    const char *wty = view_ty(e, d->sp, d->dt, K, d->C, cidx(e, K), cidx(e, d->C));
+    int gR, gC;
+    pto_shape(d->sp, d->dt, d->R, d->C, &gR, &gC);
+    const char *wty = view_of(e, vty(e, d), K, gC, cidx(e, K), cidx(e, d->C));
     line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, d), row, cidx(e, 0), K,
-         d->C, cidx(e, K), cidx(e, d->C), vty(e, d), wty);
+         gC, cidx(e, K), cidx(e, d->C), vty(e, d), wty);
     line(e, "pto.tload ins(%s : %s) outs(%s : %s)", pv, pty, w, wty);
     e->ind--;
     line(e, "}");
@@ -775,6 +880,7 @@ static void pushes(E *e, const Body *b, int dirf) {
     int dir = ir_pos((Call *)c, 0)->e;
     if (dir != dirf) continue;
     const Var *t = avar(c, 1);
+    e->has_id[pipe_id(dir, (int)ir_pos((Call *)c, 2)->num)] = true;
     int n = e->npush[dir]++;
     if (n >= 256) continue;
     e->pushv[dir][n][0] = t->svr, e->pushv[dir][n][1] = t->svc;
@@ -807,6 +913,22 @@ static const Stmt *def_of(const Body *b, const Var *v) {
   return r;
 }
 
+/* Every definition of v is an alloc_tile or a tload from GM. */
+static bool only_loaded(const Body *b, const Var *v) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      if (!only_loaded(&s->body, v) || !only_loaded(&s->other, v)) return false;
+      continue;
+    }
+    if (s->dst != v) continue;
+    if (s->rhs.k != A_CALL) return false;
+    OpKind k = ir_ops[s->rhs.call->op].kind;
+    if (k != K_ALLOC && k != K_TLOAD) return false;
+  }
+  return true;
+}
+
 static void mark_trans(E *e, const Body *fb, const Body *b) {
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
@@ -823,6 +945,7 @@ static void mark_trans(E *e, const Body *fb, const Body *b) {
     const Stmt *m = def_of(fb, r);
     if (!m) continue;
     const Var *b0 = avar(m->rhs.call, 0);
+    if (!only_loaded(fb, b0)) continue;       /* the matmul reports E-PTO */
     e->tr[r->id] = 1;
     e->tr[b0->id] = 1;
   }
@@ -848,6 +971,7 @@ static void func(E *e, Str *out, const Stmt *fn, const PtoNames *nm) {
   memset(e->ty, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
   memset(e->tr, 0, (size_t)e->k->nvars + 1);
   memset(e->nr, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
+  memset(e->buf, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
   memset(e->nc, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
   mark_trans(e, &fn->body, &fn->body);
   memset(e->nq, 0, sizeof e->nq);
@@ -869,11 +993,15 @@ static void func(E *e, Str *out, const Stmt *fn, const PtoNames *nm) {
     line(e, "%%lane = arith.index_cast %%lane64 : i64 to index");
     e->cur[k->nvars] = "%lane";
   }
-  /* pipes: C2V (id 0) is consumed on the vector side, V2C (id 1) on the cube side */
-  for (int dir = 0; dir < 2; dir++) {
-    if (!e->has_pipe[dir]) continue;
+  /* Pipes: C2V is consumed on the vector side, V2C on the cube side. PTOAS lets
+   * one pipe carry whole or split entries, not both, so each direction has a
+   * pipe per kind: id = dir (code 0) or dir + 2 (codes 1-4), each with the
+   * model's slots and slot size and a quarter of the a3 GM slot buffer. */
+  for (int id = 0; id < 4; id++) {
+    int dir = id & 1;
+    if (!e->has_pipe[dir] || !e->has_id[id]) continue;
     bool consumer = (dir == PIPE_C2V) == aiv;
-    const char *nmb = dir == PIPE_C2V ? "c2v_fifo" : "v2c_fifo";
+    const char *nmb = ir_fmt(e->c->A, "%s%s_fifo", dir == PIPE_C2V ? "c2v" : "v2c", id >= 2 ? "_split" : "");
     const char *buf = fresh(e, dir == PIPE_C2V ? "c2v" : "v2c");
     if (consumer)
       line(e, "%s = pto.reserve_buffer {name = \"%s\", size = %d, location = #pto.address_space<%s>, auto = true} -> i32",
@@ -883,14 +1011,14 @@ static void func(E *e, Str *out, const Stmt *fn, const PtoNames *nm) {
     const char *gm = "";
     if (e->tgt == TGT_A2A3) {
       const char *p = "%slots";
-      if (dir == PIPE_V2C) {
+      if (id) {
         p = fresh(e, "slots");
-        line(e, "%s = pto.addptr %%slots, %s : <f32> -> <f32>", p, cidx(e, PTO_SLOT_BYTES / 2 / 4));
+        line(e, "%s = pto.addptr %%slots, %s : <f32> -> <f32>", p, cidx(e, (int64_t)id * PTO_SLOT_BYTES / 4 / 4));
       }
       gm = ir_fmt(e->c->A, "gm_slot_buffer = %s : !pto.ptr<f32>, ", p);
     }
     line(e, "pto.%s_initialize_pipe {id = %d, dir_mask = %d, slot_size = %d, local_slot_num = %d} (%sc2v_consumer_buf = %s : i32, v2c_consumer_buf = %s : i32)",
-         aiv ? "aiv" : "aic", dir, dir == PIPE_C2V ? 1 : 2, e->pipe_bytes[dir], e->pipe_slots[dir], gm,
+         aiv ? "aiv" : "aic", id, dir == PIPE_C2V ? 1 : 2, e->pipe_bytes[dir], e->pipe_slots[dir], gm,
          dir == PIPE_C2V ? buf : cname(e, 'i', 0), dir == PIPE_V2C ? buf : cname(e, 'i', 0));
   }
   e->nscr = 0;
@@ -910,6 +1038,7 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   e.ty = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.tr = ir_alloc(c->A, (size_t)k->nvars + 1);
   e.nr = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
+  e.buf = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.nc = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   Str out = {0};
   jmp_buf jb, *saved = c->jb;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,13 +39,18 @@ typedef struct {
   volatile int variant, sched;                  /* the variant in flight */
   volatile int64_t kernels, valid, findings, unsup[ORC_NVARIANT];
   volatile double t_gen, t_golden, t_compile, t_sim, t_compare;
+  /* the real back end's worker: kernels checked, variants run through the real
+   * tools, those the tools could not run, and time per phase (seconds) */
+  volatile int64_t real_kernels, real_checks, real_errors;
+  volatile double t_emit, t_ptoas, t_cxx, t_run, t_rcompare;
   volatile int done;
 } Shared;
 
+enum { NSTR = 10 };
 typedef struct {
   int64_t index;
   int variant, sched;
-  char *s[9];                                   /* signature kind mode code op pass pattern summary kernel */
+  char *s[NSTR];                                /* signature kind mode code op pass pattern summary kernel variant-name */
 } Msg;
 
 static double cpu_s(void) {
@@ -95,10 +101,10 @@ static bool put(int fd, const void *p, size_t n) {
   return true;
 }
 
-static void send_msg(int fd, int64_t index, int variant, int sched, const char *const s[9]) {
-  int32_t hdr[3] = {variant, sched, 9};
+static void send_msg(int fd, int64_t index, int variant, int sched, const char *const s[NSTR]) {
+  int32_t hdr[3] = {variant, sched, NSTR};
   if (!put(fd, &index, sizeof index) || !put(fd, hdr, sizeof hdr)) _exit(2);
-  for (int i = 0; i < 9; i++) {
+  for (int i = 0; i < NSTR; i++) {
     int32_t n = (int32_t)strlen(s[i]);
     if (!put(fd, &n, sizeof n) || !put(fd, s[i], (size_t)n)) _exit(2);
   }
@@ -140,11 +146,83 @@ static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared
     char summary[300];
     snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(v->out), v->code, orc_variants[v->variant],
              v->detail);
-    const char *s[9] = {sig, orc_outcome_name(v->out), orc_mode_name(v->mode), v->code, v->op, v->pass, v->pattern,
-                        summary, text};
+    const char *s[NSTR] = {sig, orc_outcome_name(v->out), orc_mode_name(v->mode), v->code, v->op, v->pass, v->pattern,
+                           summary, text, orc_variant_name(v)};
     send_msg(fd, i, v->variant, v->sched, s);
   }
   free(text);
+}
+
+/* ---- the real back end's worker ------------------------------------------------------ */
+
+/* Kernels 0, E, 2E, ... (E = real_every) in batches: each batch goes through
+ * orc_real_check at once, so many kernels share a translation unit and the
+ * compiles run in parallel (RealOpts.jobs). The real tools have time limits of
+ * their own, so the campaign's watchdog is kept off this worker. */
+static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools *rt, int jobs, double deadline,
+                        Shared *sh, int fd, pid_t parent) {
+  signal(SIGPIPE, SIG_DFL);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(0);
+  int every = o->real_every > 0 ? o->real_every : 1, B = o->real_batch > 0 ? o->real_batch : 8;
+  RealCase *rc = calloc((size_t)B, sizeof *rc);
+  char **text = calloc((size_t)B, sizeof *text);
+  size_t *len = calloc((size_t)B, sizeof *len);
+  int64_t *idx = calloc((size_t)B, sizeof *idx);
+  Src *src = calloc((size_t)B, sizeof *src);
+  if (!rc || !text || !len || !idx || !src) die("out of memory");
+  for (int64_t i = 0;;) {
+    sh->next = i;
+    int nb = 0;
+    double t0 = cpu_s();
+    while (nb < B && !(o->count > 0 && i >= o->count) && !(o->count <= 0 && fz_now() >= deadline)) {
+      idx[nb] = i;
+      text[nb] = fz_kernel_text(pol, o->seed, i, &len[nb]);
+      src[nb] = (Src){"kernel", text[nb], len[nb]};
+      rc[nb] = (RealCase){.src = &src[nb], .input_seed = fz_kernel_seed(o->seed, i), .bugs = o->bugs, .only = -1};
+      nb++;
+      i += every;
+    }
+    if (!nb) break;
+    sh->t_gen += cpu_s() - t0;
+    sh->cur = idx[0];
+    sh->started = fz_now() + 1e9;               /* no watchdog: the tools have their own limits */
+    RealTimes tm = {0};
+    orc_real_check(rt, rc, nb, &(RealOpts){.jobs = jobs}, &tm);
+    sh->t_emit += tm.emit / 1e3, sh->t_ptoas += tm.ptoas / 1e3, sh->t_cxx += tm.cxx / 1e3;
+    sh->t_run += tm.run / 1e3, sh->t_rcompare += tm.compare / 1e3;
+    sh->real_checks += tm.jobs;
+    for (int q = 0; q < nb; q++) {
+      sh->real_kernels++;
+      char sigs[ORC_NREAL][200];
+      int nsig = 0;
+      for (int r = 0; r < rc[q].n; r++) {
+        const VarResult *v = &rc[q].r[r];
+        sh->real_errors += v->out == OUT_TOOLERR;
+        if (!orc_is_finding(v->out)) continue;
+        char sig[200];
+        orc_signature(v, sig, sizeof sig);
+        bool dup = false;
+        for (int j = 0; j < nsig; j++) dup |= !strcmp(sigs[j], sig);
+        if (dup) continue;
+        memcpy(sigs[nsig++], sig, sizeof sig);
+        sh->findings++;
+        char summary[300];
+        snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(v->out), v->code, orc_variant_name(v),
+                 v->detail);
+        const char *m[NSTR] = {sig, orc_outcome_name(v->out), orc_mode_name(v->mode), v->code, v->op, v->pass, v->pattern,
+                               summary, text[q], orc_variant_name(v)};
+        send_msg(fd, idx[q], ORC_NVARIANT + v->variant, 0, m);
+      }
+      free(text[q]);
+    }
+    sh->cur = -1;
+  }
+  free(rc), free(text), free(len), free(idx), free(src);
+  sh->next = INT64_MAX;
+  sh->done = 1;
+  close(fd);
+  _exit(0);
 }
 
 static void worker(const FzRunOpts *o, const FzPolicy *pol, int jobs, int64_t start, double deadline, Shared *sh,
@@ -219,8 +297,9 @@ static void record(Parent *p, const Msg *m) {
   DbFinding f = {m->s[0], m->s[1], m->s[2], m->s[3], m->s[4], m->s[5], m->s[6], m->s[7], m->s[5]};
   char flags[600], names[500];
   ir_bugs_format(p->o->bugs, names, sizeof names);
-  snprintf(flags, sizeof flags, "--bugs=%s schedule=%s", names, m->sched ? "random" : "rr");
-  DbTestcase t = {m->s[8], NULL, orc_variants[m->variant % ORC_NVARIANT], flags,
+  if (m->variant >= ORC_NVARIANT) snprintf(flags, sizeof flags, "--bugs=%s --backend=ptoas", names);
+  else snprintf(flags, sizeof flags, "--bugs=%s schedule=%s", names, m->sched ? "random" : "rr");
+  DbTestcase t = {m->s[8], NULL, m->s[9], flags,
                   fz_kernel_seed(p->o->seed, m->index), 0};
   if (db_record(p->db, p->campaign, &f, &t, &is_new, err, sizeof err) < 0)
     fprintf(stderr, "ptofuzz: database: %s\n", err);
@@ -235,7 +314,7 @@ static void commit_upto(Parent *p, int64_t frontier) {
   int k = 0;
   while (k < p->np && p->pend[k].index < frontier) {
     record(p, &p->pend[k]);
-    for (int j = 0; j < 9; j++) free(p->pend[k].s[j]);
+    for (int j = 0; j < NSTR; j++) free(p->pend[k].s[j]);
     k++;
   }
   memmove(p->pend, p->pend + k, (size_t)(p->np - k) * sizeof *p->pend);
@@ -254,7 +333,7 @@ static void drain(Parent *p, Kid *kd) {
     memcpy(hdr, kd->buf + off + sizeof m.index, sizeof hdr);
     size_t q = need;
     bool whole = true;
-    for (int i = 0; i < 9 && whole; i++) {
+    for (int i = 0; i < NSTR && whole; i++) {
       int32_t n;
       if (kd->n < q + sizeof n) { whole = false; break; }
       memcpy(&n, kd->buf + q, sizeof n);
@@ -264,7 +343,7 @@ static void drain(Parent *p, Kid *kd) {
     if (!whole) break;
     m.variant = hdr[0], m.sched = hdr[1];
     q = need;
-    for (int i = 0; i < 9; i++) {
+    for (int i = 0; i < NSTR; i++) {
       int32_t n;
       memcpy(&n, kd->buf + q, sizeof n);
       q += sizeof n;
@@ -301,7 +380,7 @@ static void read_kid(Parent *p, Kid *kd) {
   drain(p, kd);
 }
 
-static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, int64_t start, double deadline) {
+static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, int64_t start, double deadline, const RealTools *rt) {
   int fds[2];
   if (pipe(fds)) die("pipe: %s", strerror(errno));
   memset((void *)sh, 0, sizeof *sh);
@@ -313,6 +392,7 @@ static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, int64_t start, doubl
   if (pid < 0) die("fork: %s", strerror(errno));
   if (!pid) {
     close(fds[0]);
+    if (rt) real_worker(p->o, p->pol, rt, jobs, deadline, sh, fds[1], parent);
     worker(p->o, p->pol, jobs, start, deadline, sh, fds[1], parent);
   }
   close(fds[1]);
@@ -331,8 +411,8 @@ static void lost(Parent *p, Shared *sh, int64_t i, const char *kind, const char 
   snprintf(sig, sizeof sig, "%s|%s|%s|-|-|-", kind, orc_variant_mode(v), code);
   snprintf(summary, sizeof summary, "%s %s under %s (schedule %s)", kind, code, orc_variants[v], sh->sched ? "random" : "rr");
   Msg m = {.index = i, .variant = v, .sched = sh->sched};
-  const char *s[9] = {sig, kind, orc_variant_mode(v), code, "-", "-", "-", summary, text};
-  for (int j = 0; j < 9; j++) m.s[j] = strdup(s[j]);
+  const char *s[NSTR] = {sig, kind, orc_variant_mode(v), code, "-", "-", "-", summary, text, orc_variants[v]};
+  for (int j = 0; j < NSTR; j++) m.s[j] = strdup(s[j]);
   pend_push(p, m);
   free(text);
   p->crashes++;
@@ -365,8 +445,14 @@ static bool load_policy(const FzRunOpts *o, FzPolicy *pol) {
 
 int fz_run(const FzRunOpts *o) {
   int jobs = o->jobs < 1 ? 1 : o->jobs > MAXJOBS ? MAXJOBS : o->jobs;
+  int backend = o->backend ? o->backend : FZ_MODEL;
   FzPolicy pol;
   if (!load_policy(o, &pol)) return 1;
+  RealTools rt;
+  if ((backend & FZ_PTOAS) && !orc_real_find(&rt, o->ptoas, o->pto_isa)) {
+    fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable real toolchain: %s\n", rt.why);
+    return 2;
+  }
   char err[256];
   Db *db = db_open(o->db, err, sizeof err);
   if (!db) {
@@ -380,7 +466,8 @@ int fz_run(const FzRunOpts *o) {
   fclose(pf);
   char names[500];
   ir_bugs_format(o->bugs, names, sizeof names);
-  DbCampaign dc = {"prng", poltext, names, PTOFUZZ_VERSION, o->seed};
+  DbCampaign dc = {backend == FZ_MODEL ? "prng" : backend == FZ_PTOAS ? "prng+ptoas" : "prng+model+ptoas", poltext, names,
+                   PTOFUZZ_VERSION, o->seed};
   Parent p = {.o = o, .pol = &pol, .db = db};
   p.campaign = db_campaign_begin(db, &dc);
   free(poltext);
@@ -389,22 +476,25 @@ int fz_run(const FzRunOpts *o) {
     db_close(db);
     return 1;
   }
-  Shared *sh = mmap(NULL, sizeof(Shared) * (size_t)jobs, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  /* slots 0..nm-1: the model's workers; slot nm: the real back end's */
+  int nm = backend & FZ_MODEL ? jobs : 0, nw = nm + (backend & FZ_PTOAS ? 1 : 0);
+  Shared *sh = mmap(NULL, sizeof(Shared) * (size_t)nw, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (sh == MAP_FAILED) die("mmap: %s", strerror(errno));
-  Kid kids[MAXJOBS];
+  Kid kids[MAXJOBS + 1];
   memset(kids, 0, sizeof kids);
   double t0 = fz_now(), deadline = t0 + (o->seconds > 0 ? o->seconds : 60), last = t0;
-  for (int w = 0; w < jobs; w++) spawn(&p, &kids[w], &sh[w], jobs, w, deadline);
-  int live = jobs;
+  for (int w = 0; w < nm; w++) spawn(&p, &kids[w], &sh[w], jobs, w, deadline, NULL);
+  if (nw > nm) spawn(&p, &kids[nm], &sh[nm], jobs, 0, deadline, &rt);
+  int live = nw;
   while (live) {
-    struct pollfd pf2[MAXJOBS];
+    struct pollfd pf2[MAXJOBS + 1];
     int n = 0;
-    for (int w = 0; w < jobs; w++)
+    for (int w = 0; w < nw; w++)
       if (kids[w].fd >= 0) pf2[n].fd = kids[w].fd, pf2[n].events = POLLIN, n++;
     if (n) poll(pf2, (nfds_t)n, 200);
     else usleep(50000);
-    for (int w = 0; w < jobs; w++) read_kid(&p, &kids[w]);
-    for (int w = 0; w < jobs; w++) {
+    for (int w = 0; w < nw; w++) read_kid(&p, &kids[w]);
+    for (int w = 0; w < nw; w++) {
       int st;
       bool hung;
       if (!kids[w].pid || !fz_reap(kids[w].pid, sh[w].cur >= 0, sh[w].started, &st, &hung)) continue;
@@ -412,44 +502,59 @@ int fz_run(const FzRunOpts *o) {
       if (kids[w].fd >= 0) close(kids[w].fd), kids[w].fd = -1;
       kids[w].pid = 0;
       int64_t in = sh[w].cur;
-      if (in >= 0 && (hung || !WIFEXITED(st) || WEXITSTATUS(st))) {
+      if (in >= 0 && w < nm && (hung || !WIFEXITED(st) || WEXITSTATUS(st))) {
         const char *code = hung ? "watchdog" : WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit";
         lost(&p, &sh[w], in, hung ? "hang" : "crash", code);
         Shared keep = sh[w];
-        spawn(&p, &kids[w], &sh[w], jobs, in + jobs, deadline);
+        spawn(&p, &kids[w], &sh[w], jobs, in + jobs, deadline, NULL);
         sh[w].kernels = keep.kernels + 1, sh[w].valid = keep.valid + 1, sh[w].findings = keep.findings + 1;
         for (int v = 0; v < ORC_NVARIANT; v++) sh[w].unsup[v] = keep.unsup[v];
         sh[w].t_gen = keep.t_gen, sh[w].t_golden = keep.t_golden, sh[w].t_compile = keep.t_compile;
         sh[w].t_sim = keep.t_sim, sh[w].t_compare = keep.t_compare;
         continue;
       }
+      if (w == nm && (!WIFEXITED(st) || WEXITSTATUS(st))) {   /* ptofuzz's own real worker died: ours, not the tools' */
+        fprintf(stderr, "ptofuzz: the real back end's worker died (%s) with kernel %lld in flight\n",
+                WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit", (long long)in);
+        p.crashes++;
+        sh[w].next = INT64_MAX;
+      }
       live--;
     }
     int64_t frontier = INT64_MAX;
-    for (int w = 0; w < jobs; w++)
+    for (int w = 0; w < nw; w++)
       if (kids[w].pid || kids[w].fd >= 0) frontier = frontier < sh[w].next ? frontier : sh[w].next;
     commit_upto(&p, frontier);
     double t = fz_now();
-    if (!o->quiet && t - last >= 1.0) {
-      status(sh, jobs, t - t0, p.nseen, false, stderr);
+    if (!o->quiet && t - last >= 1.0 && nm) {
+      status(sh, nm, t - t0, p.nseen, false, stderr);
       last = t;
     }
   }
   commit_upto(&p, INT64_MAX);
   double secs = fz_now() - t0;
   int64_t k = 0, valid = 0, fnd = 0;
-  for (int w = 0; w < jobs; w++) k += sh[w].kernels, valid += sh[w].valid, fnd += sh[w].findings;
-  if (!o->quiet) status(sh, jobs, secs, p.nseen, true, stderr);
+  for (int w = 0; w < nm; w++) k += sh[w].kernels, valid += sh[w].valid, fnd += sh[w].findings;
+  if (!o->quiet && nm) status(sh, nm, secs, p.nseen, true, stderr);
+  char real[200] = "";
+  if (nw > nm) {
+    const Shared *r = &sh[nm];
+    fnd += r->findings;
+    if (!nm) k = r->real_kernels, valid = r->real_kernels;
+    snprintf(real, sizeof real, " real_kernels=%lld real_checks=%lld real_errors=%lld", (long long)r->real_kernels,
+             (long long)r->real_checks, (long long)r->real_errors);
+  }
   db_campaign_end(db, p.campaign, k, secs);
-  printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f db=%s\n",
-         (long long)k, k ? (double)valid / k : 0.0, (long long)fnd, p.nseen, secs, secs > 0 ? k / secs : 0.0, o->db);
+  printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f%s db=%s\n",
+         (long long)k, k ? (double)valid / k : 0.0, (long long)fnd, p.nseen, secs, secs > 0 ? k / secs : 0.0, real, o->db);
+  int rc = nw > nm && sh[nm].real_checks && sh[nm].real_errors == sh[nm].real_checks ? 2 : 0;   /* the tools never ran */
   db_close(db);
-  munmap(sh, sizeof(Shared) * (size_t)jobs);
+  munmap(sh, sizeof(Shared) * (size_t)nw);
   for (int i = 0; i < p.nseen; i++) free(p.seen[i]);
   free(p.seen);
   free(p.pend);
-  for (int w = 0; w < jobs; w++) free(kids[w].buf);
-  return 0;
+  for (int w = 0; w < nw; w++) free(kids[w].buf);
+  return rc;
 }
 
 /* ---- bench throughput: one core, in process, no database -------------------------- */
@@ -459,9 +564,59 @@ int fz_run(const FzRunOpts *o) {
  * or noisy machine disturbs far less than wall time. The phase shares are of
  * the wall time spent checking. --count=N checks exactly N kernels (for
  * instruction counts under callgrind, which do not depend on the machine). */
+/* The real back end: kernels per CPU-second of this process and every tool it
+ * ran (ptoas, the C++ compiler, the programs), in batches as a campaign runs
+ * them; the phase shares are of the time the phases took, summed over jobs. */
+static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
+  RealTools rt;
+  if (!orc_real_find(&rt, o->ptoas, o->pto_isa)) {
+    fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable real toolchain: %s\n", rt.why);
+    return 2;
+  }
+  int B = o->real_batch > 0 ? o->real_batch : 8, jobs = o->jobs > 0 ? o->jobs : 1;
+  RealCase *rc = calloc((size_t)B, sizeof *rc);
+  char **text = calloc((size_t)B, sizeof *text);
+  Src *src = calloc((size_t)B, sizeof *src);
+  if (!rc || !text || !src) die("out of memory");
+  struct rusage r0, c0;
+  getrusage(RUSAGE_SELF, &r0), getrusage(RUSAGE_CHILDREN, &c0);
+  double t0 = fz_now();
+  RealTimes tm = {0};
+  int64_t i = 0, errors = 0, findings = 0;
+  while (o->count ? i < o->count : fz_now() - t0 < o->seconds) {
+    int nb = 0;
+    for (; nb < B && (!o->count || i < o->count); nb++, i++) {
+      size_t len;
+      text[nb] = fz_kernel_text(pol, o->seed, i, &len);
+      src[nb] = (Src){"kernel", text[nb], len};
+      rc[nb] = (RealCase){.src = &src[nb], .input_seed = fz_kernel_seed(o->seed, i), .bugs = o->bugs, .only = -1};
+    }
+    orc_real_check(&rt, rc, nb, &(RealOpts){.jobs = jobs}, &tm);
+    for (int q = 0; q < nb; q++) {
+      for (int v = 0; v < rc[q].n; v++) errors += rc[q].r[v].out == OUT_TOOLERR, findings += orc_is_finding(rc[q].r[v].out);
+      free(text[q]);
+    }
+  }
+  struct rusage r1, c1;
+  getrusage(RUSAGE_SELF, &r1), getrusage(RUSAGE_CHILDREN, &c1);
+#define TV(a, b) ((a.ru_utime.tv_sec - b.ru_utime.tv_sec) + (a.ru_utime.tv_usec - b.ru_utime.tv_usec) / 1e6 + \
+                  (a.ru_stime.tv_sec - b.ru_stime.tv_sec) + (a.ru_stime.tv_usec - b.ru_stime.tv_usec) / 1e6)
+  double cpu = TV(r1, r0) + TV(c1, c0), wall = fz_now() - t0;
+#undef TV
+  double sum = tm.emit + tm.ptoas + tm.cxx + tm.run + tm.compare;
+  if (sum <= 0) sum = 1;
+  printf("throughput: backend=ptoas kernels_per_s_per_core=%.3f emit=%.3f ptoas=%.3f cxx=%.3f run=%.3f compare=%.3f\n",
+         cpu > 0 ? i / cpu : 0.0, tm.emit / sum, tm.ptoas / sum, tm.cxx / sum, tm.run / sum, tm.compare / sum);
+  printf("# kernels=%lld variants_run=%d cpu_s=%.1f wall_s=%.1f jobs=%d batch=%d tool_errors=%lld findings=%lld\n",
+         (long long)i, tm.jobs, cpu, wall, jobs, B, (long long)errors, (long long)findings);
+  free(rc), free(text), free(src);
+  return errors && errors == tm.jobs ? 2 : 0;
+}
+
 int fz_bench_throughput(const FzRunOpts *o) {
   FzPolicy pol;
   if (!load_policy(o, &pol)) return 1;
+  if (o->backend & FZ_PTOAS) return bench_real(o, &pol);
   Shared sh = {0};
   double t0 = fz_now(), c0 = cpu_s();
   int64_t i = 0;

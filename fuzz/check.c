@@ -1,6 +1,7 @@
-/* check.c — pto-check, the regression replayer (DESIGN section 12):
+/* check.c — pto-check, the regression replayer (DESIGN sections 12 and 13):
  *
- *   pto-check [PATH...] [--bugs=LIST|all] [--db=F]
+ *   pto-check [PATH...] [--bugs=LIST|all] [--db=F] [--backend=model]
+ *   pto-check --backend=ptoas [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [PATH...]
  *
  * Consumes reproducers (every *.ptk of corpus/regress/ by default; a PATH is a
  * file or a directory, whose *.ptk files are taken in byte order of their
@@ -20,6 +21,25 @@
  * files are still checked clean); --bugs=all checks each file against its own
  * defect alone. Replays run as `ptofuzz diff FILE` does (input seed 0, random
  * schedule seed 1), each in a forked child, so a crash is a signature.
+ *
+ * --backend=ptoas replays reproducers of the real back end instead (every
+ * *.ptk of corpus/real/ by default) through ptoc, the real ptoas and a run on
+ * pto-isa's CPU simulation (orc_real_check, input seed 0 as `ptofuzz diff
+ * --backend=ptoas`): all files in ONE batch (many kernels per translation
+ * unit) in a forked child (fz_real_replay). Their header, one line per file:
+ *
+ *   # expect: clean            every real variant is ok or unsupported
+ *   # expect: SIGNATURE        that real signature (kind|ptoas:MODE|code|op|pass|pattern)
+ *                              is among the findings
+ *
+ * (`# defect:` lines and $PTOFUZZ_BUGS are the model's and are ignored; --bugs
+ * is a usage error.) A tool error (outcome
+ * tool-error) or an invalid kernel makes the file `not ok`; a `not ok` is
+ * followed by a `# ` line with the signatures seen. --db replays the fixed
+ * findings whose signature is a real one, expecting them clean. When no real
+ * toolchain is found (orc_real_find) and nothing else went wrong, the output
+ * is `1..0 # SKIP no real toolchain: WHY` and the exit status 0 — unless
+ * --ptoas or --pto-isa named it: then it is a usage error.
  *
  * Exit status: 0 all ok, 3 some not ok, 1 usage or input errors (a path that
  * cannot be read, a file without `# expect:`, an unknown defect name, a
@@ -42,7 +62,7 @@ typedef struct {
   char *text;
   size_t len;
   int defect;                                   /* -1: no `# defect:` header */
-  char sig[FZ_SIGLEN];                          /* the declared signature */
+  char sig[FZ_SIGLEN];                          /* the declared signature (real: the expected one, "" for clean) */
   char bad[320];                                /* a malformed header: the reason; "" if fine */
   bool from_db;
 } Repro;
@@ -51,12 +71,14 @@ typedef struct {
   Repro *v;
   int n, cap;
   int errors;                                   /* input errors (exit 1) */
+  bool real;                                    /* --backend=ptoas */
 } List;
 
 static int usage(FILE *f, int rc) {
-  fputs("usage: pto-check [PATH...] [--bugs=LIST|all] [--db=F]\n"
-        "  replays reproducers (default: every *.ptk in corpus/regress/) and prints TAP;\n"
-        "  exit 0 all ok, 3 some not ok, 1 usage or input error\n", f);
+  fputs("usage: pto-check [PATH...] [--bugs=LIST|all] [--db=F] [--backend=model]\n"
+        "       pto-check --backend=ptoas [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [PATH...]\n"
+        "  replays reproducers (default: every *.ptk in corpus/regress/, with --backend=ptoas\n"
+        "  in corpus/real/) and prints TAP; exit 0 all ok, 3 some not ok, 1 usage or input error\n", f);
   return rc;
 }
 
@@ -129,6 +151,30 @@ static void check_sig(const char *kind, const char *sig, char *why, size_t n) {
   if (strcmp(kind, f[0])) snprintf(why, n, "kind '%s' differs from the signature's kind '%s'", kind, f[0]);
 }
 
+/* A real back end's signature: six non-empty '|'-separated fields without
+ * blanks, a finding kind, a real mode (ptoas:none, ptoas:up_down,
+ * ptoas:left_right). Empty string if fine, else why not. */
+static void check_real_sig(const char *sig, char *why, size_t n) {
+  char f[6][FZ_SIGLEN];
+  int nf = 0;
+  why[0] = 0;
+  if (strlen(sig) >= FZ_SIGLEN) return (void)snprintf(why, n, "signature '%.40s...' is too long", sig);
+  if (sig[strcspn(sig, " \t")]) return (void)snprintf(why, n, "signature '%s' holds a blank", sig);
+  for (const char *p = sig;;) {
+    size_t k = strcspn(p, "|");
+    if (nf < 6) snprintf(f[nf], sizeof f[nf], "%.*s", (int)k, p);
+    nf++;
+    if (!k) return (void)snprintf(why, n, "signature '%s': field %d is empty", sig, nf);
+    if (!p[k]) break;
+    p += k + 1;
+  }
+  if (nf != 6) return (void)snprintf(why, n, "signature '%s' has %d fields, not 6 (kind|ptoas:MODE|code|op|pass|pattern)", sig, nf);
+  if (!is_kind(f[0])) return (void)snprintf(why, n, "signature '%s': '%s' is not a finding kind", sig, f[0]);
+  if (strcmp(f[1], "ptoas:none") && strcmp(f[1], "ptoas:up_down") && strcmp(f[1], "ptoas:left_right"))
+    snprintf(why, n, "signature '%s': '%s' is not a real back end's mode (ptoas:none, ptoas:up_down, ptoas:left_right)",
+             sig, f[1]);
+}
+
 static int bug_index(const char *name) {
   for (int b = 0; ir_bug_name(b); b++)
     if (!strcmp(ir_bug_name(b), name)) return b;
@@ -143,7 +189,7 @@ static void bad(Repro *r, int line, const char *fmt, const char *a) {
 }
 
 /* Read the header lines; false (message printed) on an input error. */
-static bool parse_headers(Repro *r) {
+static bool parse_headers(Repro *r, bool real) {
   bool expect = false;
   int line = 0;
   for (const char *p = r->text; *p;) {
@@ -160,9 +206,14 @@ static bool parse_headers(Repro *r) {
     if (!strncmp(s, "expect:", 7)) {
       char *v = s + 7 + strspn(s + 7, " \t");
       if (expect) bad(r, line, "a second '# expect:' line%s", "");
-      else if (strcmp(v, "clean")) bad(r, line, "unsupported expectation '%s' (only 'clean')", v);
+      else if (real && strcmp(v, "clean")) {
+        char why[300];
+        check_real_sig(v, why, sizeof why);
+        if (why[0]) bad(r, line, "%s", why);
+        else snprintf(r->sig, sizeof r->sig, "%s", v);
+      } else if (strcmp(v, "clean")) bad(r, line, "unsupported expectation '%s' (only 'clean')", v);
       expect = true;
-    } else if (!strncmp(s, "defect:", 7)) {
+    } else if (!strncmp(s, "defect:", 7) && !real) {
       char *tok[5], *save = NULL;
       int nt = 0;
       for (char *t = strtok_r(s + 7, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
@@ -193,7 +244,7 @@ static bool parse_headers(Repro *r) {
     }
   }
   if (!expect) {
-    fprintf(stderr, "pto-check: %s: no '# expect: clean' header line\n", r->path);
+    fprintf(stderr, "pto-check: %s: no '# expect: %s' header line\n", r->path, real ? "clean|SIGNATURE" : "clean");
     return false;
   }
   return true;
@@ -213,7 +264,7 @@ static void add_file(List *l, const char *path) {
   r->path = xstrdup(path);
   r->text = text;
   r->len = len;
-  if (!parse_headers(r)) l->errors++;
+  if (!parse_headers(r, l->real)) l->errors++;
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -256,6 +307,8 @@ static void add_path(List *l, const char *path, bool must_exist) {
 
 static void db_case(void *ctx, int64_t finding, const char *signature, const char *kernel) {
   List *l = ctx;
+  const char *mode = strchr(signature, '|');
+  if (l->real && !(mode && !strncmp(mode + 1, "ptoas:", 6))) return;   /* the real back end: its own findings */
   Repro *r = push(l);
   char name[FZ_SIGLEN + 64];
   snprintf(name, sizeof name, "db finding %lld %s", (long long)finding, signature);
@@ -324,36 +377,150 @@ static bool check(int num, const Repro *r, bool all, uint32_t bugs) {
   return !why[0];
 }
 
+/* ---- the real back end ----------------------------------------------------------- */
+
+/* One line: newlines and carriage returns as blanks. */
+static void one_line(char *s) {
+  for (; *s; s++) *s = *s == '\n' || *s == '\r' ? ' ' : *s;
+}
+
+/* The reason a real replay is not ok ("" if it is), and what it did. */
+static void real_judge(const Repro *r, const FzRealCase *c, char *why, size_t wn, char *did, size_t dn) {
+  why[0] = 0;
+  if (r->sig[0]) snprintf(did, dn, "gives %s", r->sig);
+  else snprintf(did, dn, "clean");
+  if (c->lost) return (void)snprintf(why, wn, "%s", c->v.why);
+  if (c->v.invalid) return (void)snprintf(why, wn, "the kernel is invalid: %s", c->v.why);
+  for (int i = 0; i < c->n; i++)
+    if (!strcmp(c->var[i].outcome, "tool-error"))
+      return (void)snprintf(why, wn, "tool error on %s: %s", c->var[i].name, c->var[i].detail);
+  if (r->sig[0]) {
+    if (!fz_verdict_has(&c->v, r->sig)) snprintf(why, wn, "%s is not among the findings", r->sig);
+    return;
+  }
+  if (c->clean) return;
+  size_t at = 0;
+  at += (size_t)snprintf(why, wn, "not clean:");
+  for (int i = 0; i < c->n && at < wn; i++)
+    if (strcmp(c->var[i].outcome, "ok") && strcmp(c->var[i].outcome, "unsupported"))
+      at += (size_t)snprintf(why + at, wn - at, " %s %s %s;", c->var[i].name, c->var[i].outcome,
+                             c->var[i].sig[0] ? c->var[i].sig : c->var[i].code);
+  if (at < wn && at && why[at - 1] == ';') why[at - 1] = 0;
+}
+
+/* Every reproducer through the real back end in one batch, then one test point each. */
+static int real_check(const List *l, const FzReal *t) {
+  FzRealCase *c = calloc((size_t)l->n, sizeof *c);
+  int *at = calloc((size_t)l->n, sizeof *at), nc = 0;
+  if (!c || !at) die("out of memory");
+  for (int i = 0; i < l->n; i++) {
+    const Repro *r = &l->v[i];
+    at[i] = -1;
+    if (r->bad[0]) continue;
+    at[i] = nc;
+    c[nc++] = (FzRealCase){.name = r->path, .text = r->text, .len = r->len};
+  }
+  /* a watchdog far above what the batch takes: the tools have limits of their own */
+  fz_real_replay(t, c, nc, 600 + 60.0 * nc);
+  int failed = 0;
+  for (int i = 0; i < l->n; i++) {
+    const Repro *r = &l->v[i];
+    char why[2400], did[FZ_SIGLEN + 16];
+    const FzRealCase *x = at[i] >= 0 ? &c[at[i]] : NULL;
+    if (!x) snprintf(why, sizeof why, "%s", r->bad), snprintf(did, sizeof did, "-");
+    else real_judge(r, x, why, sizeof why, did, sizeof did);
+    one_line(why);
+    if (!why[0]) {
+      printf("ok %d - %s %s\n", i + 1, r->path, did);
+      continue;
+    }
+    failed++;
+    printf("not ok %d - %s # %s\n", i + 1, r->path, why);
+    char seen[FZ_MAXSIG * (FZ_SIGLEN + 2) + 8];
+    if (x && !x->lost && !x->v.invalid) sig_list(&x->v, seen, sizeof seen);
+    else snprintf(seen, sizeof seen, "none (not checked)");
+    printf("# signatures seen: %s\n", seen);
+  }
+  fflush(stdout);
+  free(c);
+  free(at);
+  return failed;
+}
+
 int main(int argc, char **argv) {
-  const char *bugs_text = getenv("PTOFUZZ_BUGS"), *db = NULL;
+  const char *bugs_text = getenv("PTOFUZZ_BUGS"), *db = NULL, *backend = "model", *ptoas = NULL, *isa = NULL;
+  bool bugs_flag = false;
+  int jobs = 0;
   List l = {0};
   int npaths = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout, 0);
-    if (!strncmp(a, "--bugs=", 7)) bugs_text = a + 7;
+    if (!strncmp(a, "--bugs=", 7)) bugs_text = a + 7, bugs_flag = true;
     else if (!strncmp(a, "--db=", 5) && a[5]) db = a + 5;
-    else if (a[0] == '-' && a[1]) {
+    else if (!strncmp(a, "--backend=", 10)) backend = a + 10;
+    else if (!strncmp(a, "--ptoas=", 8) && a[8]) ptoas = a + 8;
+    else if (!strncmp(a, "--pto-isa=", 10) && a[10]) isa = a + 10;
+    else if (!strncmp(a, "--jobs=", 7)) {
+      char *e;
+      long j = strtol(a + 7, &e, 10);
+      if (!a[7] || *e || j < 1 || j > 1024) {
+        fprintf(stderr, "pto-check: bad --jobs '%s' (1..1024)\n", a + 7);
+        return usage(stderr, 1);
+      }
+      jobs = (int)j;
+    } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "pto-check: unknown option '%s'\n", a);
       return usage(stderr, 1);
     } else npaths++;
   }
-  bool all = bugs_text && !strcmp(bugs_text, "all");
+  l.real = !strcmp(backend, "ptoas");
+  if (!l.real && strcmp(backend, "model")) {
+    fprintf(stderr, "pto-check: unknown back end '%s' (model or ptoas)\n", backend);
+    return usage(stderr, 1);
+  }
+  if (!l.real && (ptoas || isa || jobs)) {
+    fputs("pto-check: --ptoas, --pto-isa and --jobs apply to --backend=ptoas\n", stderr);
+    return usage(stderr, 1);
+  }
+  if (l.real && bugs_flag) {                    /* the defects' signatures are the model's */
+    fputs("pto-check: --bugs applies to --backend=model (the real back end replays the clean compiler)\n", stderr);
+    return usage(stderr, 1);
+  }
+  bool all = !l.real && bugs_text && !strcmp(bugs_text, "all");
   uint32_t bugs = 0;
-  if (!all && !ir_bugs_option("pto-check", bugs_text, &bugs)) return 1;
+  if (!l.real && !all && !ir_bugs_option("pto-check", bugs_text, &bugs)) return 1;
   for (int i = 1; i < argc; i++)
     if (argv[i][0] != '-' || !argv[i][1]) add_path(&l, argv[i], true);
-  if (!npaths) add_path(&l, "corpus/regress", false);
+  if (!npaths) add_path(&l, l.real ? "corpus/real" : "corpus/regress", false);
   if (!l.errors && db && !add_db(&l, db)) l.errors++;
-  if (l.errors) return 1;
-  if (!l.n) {
-    puts("1..0 # SKIP no reproducers");
-    return 0;
-  }
-  printf("1..%d\n", l.n);
   int failed = 0;
-  for (int i = 0; i < l.n; i++) failed += !check(i + 1, &l.v[i], all, bugs);
+  FzReal *t = NULL;
+  if (l.errors) {
+    failed = -1;
+  } else if (!l.n) {
+    puts("1..0 # SKIP no reproducers");
+  } else if (l.real) {
+    char why[300];
+    if (!(t = fz_real_open(ptoas, isa, jobs, why, sizeof why))) {
+      if (ptoas || isa) {                       /* asked for by name: not a machine without the tools */
+        fprintf(stderr, "pto-check: no usable real toolchain: %s\n", why);
+        failed = -1;
+      } else {
+        one_line(why);
+        printf("1..0 # SKIP no real toolchain: %s\n", why);
+      }
+    } else {
+      printf("1..%d\n# real toolchain: %s\n", l.n, fz_real_version(t));
+      fflush(stdout);
+      failed = real_check(&l, t);
+    }
+  } else {
+    printf("1..%d\n", l.n);
+    for (int i = 0; i < l.n; i++) failed += !check(i + 1, &l.v[i], all, bugs);
+  }
+  fz_real_free(t);
   for (int i = 0; i < l.n; i++) free(l.v[i].path), free(l.v[i].text);
   free(l.v);
-  return failed ? 3 : 0;
+  return failed < 0 ? 1 : failed ? 3 : 0;
 }

@@ -293,7 +293,13 @@ typedef struct {
   int random_every;                             /* OrcOpts.random_every; 0: FZ_RANDOM_EVERY */
   bool quiet;
   int trials;                                   /* bench defects: campaigns per defect */
+  /* the back ends (DESIGN section 13): FZ_MODEL, FZ_PTOAS or both */
+  int backend;
+  int real_every;                               /* the real back end checks kernel i when i % real_every == 0 */
+  int real_batch;                               /* kernels per real batch; 0: 8 */
+  const char *ptoas, *pto_isa;                  /* toolchain flags, or NULL (orc_real_find) */
 } FzRunOpts;
+enum { FZ_MODEL = 1, FZ_PTOAS = 2 };
 enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random schedule 1 in 8 (docs/decisions.md) */
 
 int fz_run(const FzRunOpts *o);                 /* exit status */
@@ -338,6 +344,47 @@ bool fz_verdict_has(const FzVerdict *v, const char *sig);
  * wait status `status` while running `variant`. */
 void fz_verdict_lost(FzVerdict *v, int variant, bool hung, int status);
 
+/* The real back end (DESIGN section 13): kernels through ptoc, ptoas and a run on
+ * pto-isa's CPU simulation, classified against the golden run (orc_real_check),
+ * in a forked child. Used by `pto-check --backend=ptoas` and `ptofuzz reduce
+ * --backend=ptoas`. */
+typedef struct FzReal FzReal;                   /* the toolchain found, and how to run it */
+/* The toolchain from the flags (NULL: $PTOAS / $PTO_ISA, else ../shared/third_party;
+ * orc_real_find), run with `jobs` parallel processes (<= 0: one per CPU). NULL
+ * with why set when none is usable. */
+FzReal *fz_real_open(const char *ptoas, const char *isa, int jobs, char *why, size_t n);
+void fz_real_free(FzReal *t);
+const char *fz_real_version(const FzReal *t);   /* ptoas's version line */
+enum { FZ_NREAL = 4 };                          /* ORC_NREAL: ptoas:none@a3 ptoas:none@a5 ptoas:up_down@T ptoas:left_right@T */
+typedef struct {
+  char name[32];                                /* ptoas:MODE@a3|a5 */
+  char outcome[16];                             /* orc_outcome_name */
+  char code[48];
+  char sig[FZ_SIGLEN];                          /* a finding's signature, else "" */
+  char detail[200];                             /* the tool's message, ptoc's diagnostic, the first difference */
+} FzRealVar;
+typedef struct {
+  /* in */
+  const char *name, *text;                      /* name: for diagnostics only */
+  size_t len;
+  uint32_t bugs;
+  uint64_t input_seed;                          /* `ptofuzz diff --backend=ptoas` uses 0 */
+  const char *only;                             /* a variant name (ptoas:up_down@a3): that one alone; NULL: every one */
+  /* out */
+  FzVerdict v;                                  /* invalid and why; the findings' distinct signatures */
+  bool clean;                                   /* valid, and every variant ok or unsupported */
+  bool toolerr;                                 /* a variant's tools failed (outcome tool-error): never clean */
+  bool lost;                                    /* the check died or hung (v.why says how): never clean */
+  int n;                                        /* variants checked */
+  FzRealVar var[FZ_NREAL];
+} FzRealCase;
+/* Every case through the real back end in ONE orc_real_check (it compiles many
+ * kernels per translation unit), in a forked child killed after timeout_s
+ * seconds (<= 0: no limit). If that child dies or hangs with more than one
+ * case, each case is checked again in a child of its own, so only the case
+ * at fault is lost. (A killed check leaves its work directory in the cache.) */
+void fz_real_replay(const FzReal *t, FzRealCase *c, int n, double timeout_s);
+
 /* ---- bench.c: `ptofuzz bench defects` ---------------------------------------------- */
 
 /* seconds (per trial and for the all-defects campaign), trials, jobs, seed,
@@ -369,8 +416,25 @@ typedef struct {
 /* A reduction predicate (ctx: FzSigTarget): the text still gives the signature. */
 bool fz_keep_sig(void *ctx, const char *text, size_t len);
 
+/* The real back end's predicate (ctx: FzRealTarget): the text, checked by
+ * fz_real_replay on the one variant `only`, still gives the signature. Prints
+ * one progress line per check on stderr unless quiet. */
+typedef struct {
+  const FzReal *real;
+  const char *sig;                              /* kind|ptoas:MODE|code|op|pass|pattern */
+  const char *only;                             /* the variant that showed it (ptoas:up_down@a3), or NULL: every one */
+  uint32_t bugs;
+  uint64_t input_seed;
+  double timeout_s;                             /* per check; <= 0: no limit */
+  bool quiet;
+  int calls;                                    /* progress: checks made, */
+  double t0;                                    /* started at (fz_now) */
+} FzRealTarget;
+bool fz_keep_real_sig(void *ctx, const char *text, size_t len);
+
 typedef bool (*FzKeepFn)(void *ctx, const char *text, size_t len);
 enum { FZ_REDUCE_MAX_CALLS = 2000, FZ_REDUCE_MAX_SECONDS = 300 };
+enum { FZ_REDUCE_REAL_MAX_CALLS = 150 };        /* the real back end: 1-3 s a check */
 typedef struct {
   int max_calls;                                /* predicate calls; 0: FZ_REDUCE_MAX_CALLS */
   double max_seconds;                           /* wall time; 0: FZ_REDUCE_MAX_SECONDS */

@@ -6,7 +6,8 @@
  *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
  *   db (list|show ID|stats|merge F...|export ID) [--db=F]
  *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
- *   reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S]
+ *          [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]
+ *   reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]
  * `diff` runs the check in a child process so a crash becomes an outcome. */
 #include "fz.h"
 #include "orc.h"
@@ -20,18 +21,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static int usage(void) {
   fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D] [--jobs=J] [--keep-work]\n"
         "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]\n"
+        "                   [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N] [--ptoas=P] [--pto-isa=D]\n"
         "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
         "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]\n"
+        "                            [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
         "       ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n"
         "       ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
-        "       ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S]\n", stderr);
+        "                           [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]\n"
+        "       ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]\n", stderr);
   return 1;
 }
 
@@ -65,7 +68,15 @@ static bool parse_bugs(const char *text, uint32_t *bugs) { return ir_bugs_option
 /* The options `run` and `bench throughput` share: which kernels, how checked. */
 static bool kernel_opt(const char *a, FzRunOpts *o) {
   double v;
-  if (num(a, "--time=", &v)) o->seconds = v, o->count = 0;
+  const char *b;
+  if (flag(a, "--backend=", &b)) {
+    o->backend = !strcmp(b, "model") ? FZ_MODEL : !strcmp(b, "ptoas") ? FZ_PTOAS : !strcmp(b, "both") ? FZ_MODEL | FZ_PTOAS : -1;
+    return true;
+  }
+  if (num(a, "--real-every=", &v) && v >= 1) o->real_every = (int)v;
+  else if (num(a, "--real-batch=", &v) && v >= 1) o->real_batch = (int)v;
+  else if (flag(a, "--ptoas=", &o->ptoas) || flag(a, "--pto-isa=", &o->pto_isa)) {
+  } else if (num(a, "--time=", &v)) o->seconds = v, o->count = 0;
   else if (num(a, "--count=", &v)) o->count = (int64_t)v;
   else if (num(a, "--seed=", &v)) o->seed = (uint64_t)v;
   else if (num(a, "--random-every=", &v) && v >= 1) o->random_every = (int)v;
@@ -85,6 +96,11 @@ static int run(int argc, char **argv) {
     else return usage();
   }
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
+  if (o.backend < 0) {
+    fputs("ptofuzz: run: --backend= takes model, ptoas or both\n", stderr);
+    return 1;
+  }
+  if (o.backend == (FZ_MODEL | FZ_PTOAS) && !o.real_every) o.real_every = 64;   /* both: a sample on the real back end */
   return fz_run(&o);
 }
 
@@ -167,9 +183,16 @@ static int bench(int argc, char **argv) {
   if (argc >= 1 && !strcmp(argv[0], "defects")) return bench_defects(argc, argv);
   if (argc < 1 || strcmp(argv[0], "throughput")) return usage();
   FzRunOpts o = {.seconds = 10, .seed = 1, .bugs_text = getenv("PTOFUZZ_BUGS")};
-  for (int i = 1; i < argc; i++)
-    if (!kernel_opt(argv[i], &o)) return usage();
+  for (int i = 1; i < argc; i++) {
+    double v;
+    if (num(argv[i], "--jobs=", &v) && v >= 1) o.jobs = (int)v;
+    else if (!kernel_opt(argv[i], &o)) return usage();
+  }
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
+  if (o.backend < 0 || o.backend == (FZ_MODEL | FZ_PTOAS)) {
+    fputs("ptofuzz: bench throughput: --backend= takes model or ptoas\n", stderr);
+    return 1;
+  }
   return fz_bench_throughput(&o);
 }
 
@@ -357,15 +380,26 @@ static int diff(int argc, char **argv) {
   return 3;
 }
 
+/* Is sig a real back end's signature (kind|ptoas:MODE|...)? */
+static bool real_sig(const char *sig) {
+  const char *m = sig ? strchr(sig, '|') : NULL;
+  return m && !strncmp(m + 1, "ptoas:", 6);
+}
+
 /* `reduce`: the kernel from FILE (its first finding's signature unless
  * --signature) or from finding ID's first test case (its signature, defects,
  * seed), reduced by fz_reduce_text against the oracle; printed, and for a
- * finding stored with db_set_reduced. Exit 0 ok, 1 usage or a kernel without
- * the signature, 2 internal error. */
+ * finding stored with db_set_reduced. --backend=ptoas (the default when the
+ * signature is a real back end's) checks candidates with the real toolchain
+ * instead (fz_keep_real_sig: on the one variant that showed the signature),
+ * capped at FZ_REDUCE_REAL_MAX_CALLS checks, with progress on stderr. Exit 0
+ * ok, 1 usage or a kernel without the signature, 2 internal error or no
+ * usable real toolchain. */
 static int reduce(int argc, char **argv) {
   const char *file = NULL, *sig = NULL, *out = NULL, *dbpath = "findings.db", *bugs = NULL, *fid = NULL;
+  const char *backend = NULL, *ptoas = NULL, *isa = NULL;
   bool seeded = false, opt_db = false;
-  double calls = 0, secs = 0;
+  double calls = 0, secs = 0, jobs = 0;
   FzCheckOpts co = {.sched_seed = 1};           /* as `ptofuzz diff` */
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
@@ -375,18 +409,28 @@ static int reduce(int argc, char **argv) {
       if (!a[7] || *e) return usage();
       seeded = true;
     } else if (flag(a, "--signature=", &sig) || flag(a, "--bugs=", &bugs) || flag(a, "--finding=", &fid) ||
-               flag(a, "-o=", &out)) {
+               flag(a, "-o=", &out) || flag(a, "--backend=", &backend) || flag(a, "--ptoas=", &ptoas) ||
+               flag(a, "--pto-isa=", &isa)) {
     } else if (flag(a, "--db=", &dbpath)) opt_db = true;
     else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
-    else if (num(a, "--max-calls=", &calls) || num(a, "--time=", &secs)) {
+    else if (num(a, "--max-calls=", &calls) || num(a, "--time=", &secs) || (num(a, "--jobs=", &jobs) && jobs >= 1)) {
     } else if (a[0] == '-' || file) return usage();
     else file = a;
   }
   if (!file == !fid || (fid && (sig || bugs || seeded)) || (file && opt_db) || (calls && calls < 2)) return usage();
+  if (backend && strcmp(backend, "model") && strcmp(backend, "ptoas")) {
+    fprintf(stderr, "ptofuzz: reduce: unknown back end '%s' (model or ptoas)\n", backend);
+    return 1;
+  }
+  if ((ptoas || isa || jobs) && backend && !strcmp(backend, "model")) {
+    fputs("ptofuzz: reduce: --ptoas, --pto-isa and --jobs apply to --backend=ptoas\n", stderr);
+    return 1;
+  }
   char *text = NULL, err[256];
   Db *d = NULL;
   long long id = 0;
   DbCase dc = {0};
+  FzReal *real = NULL;
   if (file) {
     if (!ir_bugs_option("ptofuzz", bugs, &co.bugs)) return 1;
     Arena *A = ir_arena_new();
@@ -410,9 +454,10 @@ static int reduce(int argc, char **argv) {
       db_close(d);
       return 1;
     }
-    /* flags as a campaign writes them: "--bugs=LIST schedule=rr|random" */
+    /* flags as a campaign writes them: "--bugs=LIST schedule=rr|random" or "--bugs=LIST --backend=ptoas" */
     for (char *t = strtok(dc.flags, " "); t; t = strtok(NULL, " "))
-      if (!strncmp(t, "--bugs=", 7) && !ir_bugs_parse(t + 7, &co.bugs, err, sizeof err)) {
+      if (!strcmp(t, "--backend=ptoas") && !backend) backend = "ptoas";
+      else if (!strncmp(t, "--bugs=", 7) && !ir_bugs_parse(t + 7, &co.bugs, err, sizeof err)) {
         fprintf(stderr, "ptofuzz: finding %lld: %s\n", id, err);
         db_case_free(&dc);
         db_close(d);
@@ -423,19 +468,38 @@ static int reduce(int argc, char **argv) {
     text = dc.kernel, dc.kernel = NULL;
   }
   int rc = 1;
-  FzSigs first;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  if (!fz_check_sigs(text, strlen(text), &co, &first)) {
+  const char *name = file ? file : "the test case";
+  bool use_real = backend ? !strcmp(backend, "ptoas") : real_sig(sig);
+  FzSigs first = {0};
+  FzRealCase c0 = {.name = name, .text = text, .len = strlen(text), .bugs = co.bugs, .input_seed = co.input_seed};
+  double t0 = fz_now();
+  if (use_real) {
+    if (!(real = fz_real_open(ptoas, isa, (int)jobs, err, sizeof err))) {
+      fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable real toolchain: %s\n", err);
+      rc = 2;
+      goto done;
+    }
+    fprintf(stderr, "reduce: the real back end (ptoas %s): every variant once, then the one that shows the signature\n",
+            fz_real_version(real));
+    fz_real_replay(real, &c0, 1, 0);
+    if (c0.lost || c0.v.invalid) {
+      fprintf(stderr, "ptofuzz: reduce: %s: %s%s\n", name, c0.v.invalid ? "the kernel is invalid: " : "", c0.v.why);
+      rc = c0.lost ? 2 : 1;
+      goto done;
+    }
+    for (int i = 0; i < c0.v.n; i++) snprintf(first.sig[first.n++], FZ_SIGLEN, "%s", c0.v.sig[i]);
+  } else if (!fz_check_sigs(text, strlen(text), &co, &first)) {
     fprintf(stderr, "ptofuzz: reduce: cannot fork a check: %s\n", strerror(errno));
     rc = 2;
     goto done;
   }
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  double once = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-  const char *name = file ? file : "the test case";
+  double once = fz_now() - t0;
   if (!sig && !first.n) {
-    fprintf(stderr, "ptofuzz: reduce: %s gives no finding\n", name);
+    fprintf(stderr, "ptofuzz: reduce: %s gives no finding%s\n", name, use_real ? " on the real back end" : "");
+    for (int i = 0; use_real && i < c0.n; i++)
+      if (!strcmp(c0.var[i].outcome, "tool-error"))
+        fprintf(stderr, "ptofuzz: reduce: %s: tool error: %s\n", c0.var[i].name, c0.var[i].detail);
+    rc = use_real && c0.toolerr ? 2 : 1;
     goto done;
   }
   if (!sig) sig = first.sig[0];
@@ -445,12 +509,26 @@ static int reduce(int argc, char **argv) {
     fprintf(stderr, "ptofuzz: reduce: %s does not give the signature %s\n", name, sig);
     goto done;
   }
-  /* a candidate slower than ten times the original is taken for a hang, unless
-   * the target is one: then a campaign's limit (fz_check_sigs's default) */
-  co.timeout_s = strstr(sig, "|watchdog|") ? 0 : once * 10 < 2 ? 2 : once * 10 > 20 ? 20 : once * 10;
-  FzSigTarget tg = {sig, co};
   FzReduceStats st;
-  char *red = fz_reduce_text(text, fz_keep_sig, &tg, &(FzReduceLimits){(int)(calls ? calls : FZ_REDUCE_MAX_CALLS) - 1, secs}, &st);
+  int max_calls = calls ? (int)calls : use_real ? FZ_REDUCE_REAL_MAX_CALLS : FZ_REDUCE_MAX_CALLS;
+  char *red;
+  if (use_real) {
+    const char *only = NULL;                    /* the first variant that shows it */
+    for (int i = 0; i < c0.n && !only; i++)
+      if (!strcmp(c0.var[i].sig, sig)) only = c0.var[i].name;
+    /* a watchdog far above a check's time: the real tools have limits of their own */
+    FzRealTarget tg = {.real = real, .sig = sig, .only = only, .bugs = co.bugs, .input_seed = co.input_seed,
+                       .timeout_s = 120 + 10 * once, .t0 = fz_now()};
+    fprintf(stderr, "reduce: %s gives %s on %s (%.1f s); at most %d checks, %.0f s\n", name, sig, only, once,
+            max_calls, secs > 0 ? secs : (double)FZ_REDUCE_MAX_SECONDS);
+    red = fz_reduce_text(text, fz_keep_real_sig, &tg, &(FzReduceLimits){max_calls - 1, secs}, &st);
+  } else {
+    /* a candidate slower than ten times the original is taken for a hang, unless
+     * the target is one: then a campaign's limit (fz_check_sigs's default) */
+    co.timeout_s = strstr(sig, "|watchdog|") ? 0 : once * 10 < 2 ? 2 : once * 10 > 20 ? 20 : once * 10;
+    FzSigTarget tg = {sig, co};
+    red = fz_reduce_text(text, fz_keep_sig, &tg, &(FzReduceLimits){max_calls - 1, secs}, &st);
+  }
   FILE *f = out ? fopen(out, "wb") : stdout;
   if (!f) {
     fprintf(stderr, "ptofuzz: cannot write %s\n", out);
@@ -472,11 +550,12 @@ static int reduce(int argc, char **argv) {
   fprintf(stderr, "reduce: statements %d -> %d, oracle calls %d, signature %s\n", st.stmts_before, st.stmts_after,
           st.calls + 1, sig);
   if (st.capped)
-    fprintf(stderr, "reduce: stopped by a limit (%d oracle calls, %.0f s): the result may not be minimal\n",
-            calls > 0 ? (int)calls : FZ_REDUCE_MAX_CALLS, secs > 0 ? secs : (double)FZ_REDUCE_MAX_SECONDS);
+    fprintf(stderr, "reduce: stopped by a limit (%d oracle calls, %.0f s): the result may not be minimal\n", max_calls,
+            secs > 0 ? secs : (double)FZ_REDUCE_MAX_SECONDS);
   free(red);
 done:
   free(text);
+  fz_real_free(real);
   db_case_free(&dc);
   db_close(d);
   return rc;

@@ -33,7 +33,12 @@
  * (bisection included). A child that dies by a signal gives the signature
  * `crash|MODE|SIGNAL|-|-|-` and one still running at the timeout
  * `hang|MODE|watchdog|-|-|-`, MODE being the variant in flight, exactly as
- * fuzz/campaign.c records them. No global mutable state. */
+ * fuzz/campaign.c records them. The real back end's predicate
+ * (fz_keep_real_sig) checks each candidate through ptoc, ptoas and pto-isa's
+ * CPU simulation (fz_real_replay), on the one real variant that showed the
+ * signature: a second or so per candidate, so `ptofuzz reduce --backend=ptoas`
+ * caps the search lower (FZ_REDUCE_REAL_MAX_CALLS) and prints progress. No
+ * global mutable state. */
 #include "fz.h"
 #include "orc.h"
 
@@ -99,6 +104,25 @@ bool fz_keep_sig(void *ctx, const char *text, size_t len) {
   for (int i = 0; i < s.n; i++)
     if (!strcmp(s.sig[i], t->sig)) return true;
   return false;
+}
+
+/* The real back end: the candidate through orc_real_check (fz_real_replay, in a
+ * forked child) on the variant that showed the signature. A candidate whose
+ * check dies or whose tools fail does not keep it. */
+bool fz_keep_real_sig(void *ctx, const char *text, size_t len) {
+  FzRealTarget *t = ctx;
+  FzRealCase c = {.name = "kernel", .text = text, .len = len, .bugs = t->bugs, .input_seed = t->input_seed,
+                  .only = t->only};
+  fz_real_replay(t->real, &c, 1, t->timeout_s);
+  bool keep = !c.lost && !c.v.invalid && fz_verdict_has(&c.v, t->sig);
+  t->calls++;
+  if (!t->quiet) {
+    const char *why = keep ? "keeps the signature" : c.lost ? "lost" : c.v.invalid ? "invalid" : "loses it";
+    int n = fz_count_stmts(text);
+    fprintf(stderr, "reduce: check %d (%d statement%s): %s, %.0f s\n", t->calls, n, n == 1 ? "" : "s", why,
+            fz_now() - t->t0);
+  }
+  return keep;
 }
 
 /* ---- the kernel as lines ------------------------------------------------------------- */

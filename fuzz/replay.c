@@ -8,7 +8,11 @@
  * runs past the watchdog a `hang|MODE|watchdog|-|-|-` one (the signatures
  * `ptofuzz run` records for a dead or hung worker; MODE is the variant in
  * flight). Used by pto-check, `ptofuzz bench defects` and `reduce`; also the
- * clock and the reaping of hung workers that campaigns and the bench share. */
+ * clock and the reaping of hung workers that campaigns and the bench share.
+ * fz_real_replay does the same for the real back end (orc_real_check: ptoc,
+ * ptoas, pto-isa's CPU simulation): a batch of kernels in one child, whose
+ * verdicts come back through shared memory; a dead or hung batch is checked
+ * again kernel by kernel, so only the kernel at fault is lost. */
 #include "fz.h"
 #include "orc.h"
 
@@ -16,6 +20,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -143,4 +148,141 @@ void fz_replay(const FzReplay *r, double timeout_s, FzVerdict *v) {
     fz_verdict_lost(v, s->variant, hung, st);
   }
   munmap(s, sizeof *s);
+}
+
+/* ---- the real back end ------------------------------------------------------------ */
+
+_Static_assert((int)FZ_NREAL == (int)ORC_NREAL, "FzRealCase holds every real variant");
+
+struct FzReal {
+  RealTools t;
+  RealOpts o;
+};
+
+FzReal *fz_real_open(const char *ptoas, const char *isa, int jobs, char *why, size_t n) {
+  FzReal *r = calloc(1, sizeof *r);
+  if (!r) die("out of memory");
+  if (!orc_real_find(&r->t, ptoas, isa)) {
+    snprintf(why, n, "%s", r->t.why);
+    free(r);
+    return NULL;
+  }
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  r->o.jobs = jobs > 0 ? jobs : cpus > 0 ? (int)cpus : 1;
+  return r;
+}
+
+void fz_real_free(FzReal *t) { free(t); }
+const char *fz_real_version(const FzReal *t) { return t->t.version; }
+
+/* The verdict of one case from orc_real_check's result. */
+static void real_verdict(const RealCase *rc, FzRealCase *c) {
+  memset(&c->v, 0, sizeof c->v);
+  c->clean = c->toolerr = c->lost = false;
+  c->n = 0;
+  if (rc->invalid) {
+    c->v.invalid = true;
+    snprintf(c->v.why, sizeof c->v.why, "%s at %d:%d: %s", ir_diag_name(rc->why.code), rc->why.loc.line,
+             rc->why.loc.col, rc->why.msg);
+    return;
+  }
+  bool clean = true;
+  for (int i = 0; i < rc->n && c->n < FZ_NREAL; i++) {
+    const VarResult *x = &rc->r[i];
+    FzRealVar *w = &c->var[c->n++];
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "%s", orc_variant_name(x));
+    snprintf(w->outcome, sizeof w->outcome, "%s", orc_outcome_name(x->out));
+    snprintf(w->code, sizeof w->code, "%s", x->code);
+    snprintf(w->detail, sizeof w->detail, "%s", x->detail);
+    clean &= x->out == OUT_OK || x->out == OUT_UNSUPPORTED;
+    c->toolerr |= x->out == OUT_TOOLERR;
+    if (!orc_is_finding(x->out)) continue;
+    orc_signature(x, w->sig, sizeof w->sig);
+    fz_verdict_add(&c->v, w->sig);
+  }
+  c->clean = clean;
+}
+
+/* Cases c[0..n) in one orc_real_check, in a forked child writing the verdicts
+ * to shared memory. False when the child died or hung (*how says which). */
+static bool real_batch(const FzReal *t, FzRealCase *c, int n, double timeout_s, char *how, size_t hn) {
+  size_t bytes = sizeof(FzRealCase) * (size_t)n + sizeof(int);
+  void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) die("mmap: %s", strerror(errno));
+  FzRealCase *out = mem;
+  volatile int *done = (int *)(out + n);
+  memcpy(out, c, sizeof *c * (size_t)n);
+  *done = 0;
+  int fds[2];
+  if (pipe(fds)) die("pipe: %s", strerror(errno));
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) die("fork: %s", strerror(errno));
+  if (!pid) {                                   /* the child: the real back end, then exit */
+    close(fds[0]);
+    signal(SIGPIPE, SIG_DFL);
+    dup2(2, 1);                                 /* nothing may reach the parent's stdout (TAP) */
+    Src *src = calloc((size_t)n, sizeof *src);
+    RealCase *rc = calloc((size_t)n, sizeof *rc);
+    if (!src || !rc) _exit(2);
+    for (int i = 0; i < n; i++) {
+      src[i] = (Src){c[i].name ? c[i].name : "kernel", c[i].text, c[i].len};
+      rc[i] = (RealCase){.src = &src[i], .input_seed = c[i].input_seed, .bugs = c[i].bugs,
+                         .only = c[i].only ? orc_real_variant(c[i].only) : -1};
+    }
+    orc_real_check(&t->t, rc, n, &t->o, NULL);
+    for (int i = 0; i < n; i++) real_verdict(&rc[i], &out[i]);
+    *done = 1;
+    _exit(0);
+  }
+  close(fds[1]);
+  double deadline = fz_now() + (timeout_s > 0 ? timeout_s : 1e9);
+  bool hung = false;
+  for (;;) {                                    /* the write end closes when the child ends */
+    double left = deadline - fz_now();
+    if (left <= 0) {
+      hung = true;
+      break;
+    }
+    struct pollfd p = {.fd = fds[0], .events = POLLIN};
+    int k = poll(&p, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1);
+    if (k < 0 && errno == EINTR) continue;
+    if (k > 0) break;
+  }
+  close(fds[0]);
+  int st = 0;
+  if (hung) kill(pid, SIGKILL);                 /* the tools it started die with it (PR_SET_PDEATHSIG) */
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  bool ok = !hung && WIFEXITED(st) && !WEXITSTATUS(st) && *done;
+  if (ok) {
+    for (int i = 0; i < n; i++) {               /* the verdicts; the inputs stay the caller's */
+      FzRealCase in = c[i];
+      c[i] = out[i];
+      c[i].name = in.name, c[i].text = in.text, c[i].len = in.len, c[i].only = in.only;
+    }
+  } else if (hung) {
+    snprintf(how, hn, "the check ran past its watchdog (%.3g s) and was killed", timeout_s);
+  } else if (WIFSIGNALED(st)) {
+    snprintf(how, hn, "the check died: %s", strsignal(WTERMSIG(st)));
+  } else {
+    snprintf(how, hn, "the check exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+  }
+  munmap(mem, bytes);
+  return ok;
+}
+
+void fz_real_replay(const FzReal *t, FzRealCase *c, int n, double timeout_s) {
+  if (n <= 0) return;
+  char how[200];
+  if (real_batch(t, c, n, timeout_s, how, sizeof how)) return;
+  for (int i = 0; i < n; i++) {                 /* find the case at fault */
+    if (n > 1 && real_batch(t, &c[i], 1, timeout_s, how, sizeof how)) continue;
+    memset(&c[i].v, 0, sizeof c[i].v);
+    c[i].clean = c[i].toolerr = false;
+    c[i].n = 0;
+    c[i].lost = true;
+    snprintf(c[i].v.why, sizeof c[i].v.why, "%s", how);
+  }
 }

@@ -243,8 +243,12 @@ static void steps(Sim *s, const Call *c, uint64_t n) {
 
 /* ---- scalar semantics ---------------------------------------------------------------- */
 
-static float fmaxnan(float a, float b) { return isnan(a) ? a : isnan(b) ? b : a > b ? a : b; }
-static float fminnan(float a, float b) { return isnan(a) ? a : isnan(b) ? b : a < b ? a : b; }
+/* max and min as C++'s std::max and std::min, which pto-isa's CPU simulation
+ * uses (language.md 9.3): the first operand unless the second compares
+ * greater (smaller), so a NaN first operand is kept, a NaN second one dropped,
+ * and of +0 and -0 the first is returned. */
+static float fmaxnan(float a, float b) { return a < b ? b : a; }
+static float fminnan(float a, float b) { return b < a ? b : a; }
 
 /* a op b for the binary family of op (tile/tile, tile/scalar, expand). */
 static Elem binop(Op op, Dtype dt, Elem a, Elem b) {
@@ -336,7 +340,7 @@ static Elem unop(Op op, Dtype dt, Elem a) {
   case OP_exp: r.f = (float)exp((double)a.f); break;   /* language.md 11.2: e^x in double, rounded once */
   case OP_neg: r.f = -a.f; break;
   case OP_abs: r.f = fabsf(a.f); break;
-  case OP_relu: r.f = a.f > 0.0f ? a.f : 0.0f; break;
+  case OP_relu: r.f = a.f < 0.0f ? 0.0f : a.f; break;   /* std::max(a, 0): NaN and -0 kept */
   case OP_sqrt: r.f = sqrtf(a.f); break;
   case OP_recip: r.f = 1.0f / a.f; break;
   default: die("unop: %s", ir_ops[op].name);
@@ -619,7 +623,7 @@ static void ev_K_UN(Sim *s, const Stmt *st, const Call *c) {
       for (size_t i = 0; i < n; i++) r[i].f = df[i] ? fabsf(x[i].f) : 0.0f;
       break;
     case OP_relu:
-      for (size_t i = 0; i < n; i++) r[i].f = df[i] && x[i].f > 0.0f ? x[i].f : 0.0f;
+      for (size_t i = 0; i < n; i++) r[i].f = df[i] && !(x[i].f < 0.0f) ? x[i].f : 0.0f;
       break;
     case OP_exp:
       for (size_t i = 0; i < n; i++) r[i].f = df[i] ? (float)exp((double)x[i].f) : 0.0f;

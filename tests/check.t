@@ -4,6 +4,7 @@
 # made-up signature never appears); a signature taken from `ptofuzz diff`
 # replays ok with its defect on; malformed header lines are `not ok` (exit 3);
 # an unknown defect name, a missing `# expect:` and an unreadable path exit 1;
+# --backend=ptoas without a real toolchain is a skip, its misuses exit 1;
 # an empty directory is `1..0 # SKIP`; --db replays the fixed findings of a
 # database (the reduced text when there is one) and nothing else.
 . "$(dirname "$0")/lib.sh"
@@ -93,6 +94,25 @@ ok $? "check-3.4 --bugs with an unknown name exits 1"
 "$C" --frobnicate > /dev/null 2>&1
 [ $? = 1 ]
 ok $? "check-3.5 an unknown option exits 1"
+
+# --backend=ptoas without the real toolchain (real.t checks it with one)
+PTOAS=/nonexistent "$C" --backend=ptoas "$T/ok" > "$T/r1" 2>&1
+[ $? = 0 ] && grep -q '^1\.\.0 # SKIP no real toolchain: ptoas at /nonexistent (\$PTOAS) is missing' "$T/r1"
+ok $? "check-3.6 --backend=ptoas without a toolchain: 1..0 # SKIP no real toolchain: WHY, exit 0"
+PTOAS=/nonexistent "$C" --backend=ptoas "$T/noexp" > "$T/r2" 2>&1
+[ $? = 1 ] && grep -q "no '# expect: clean|SIGNATURE' header line" "$T/r2" && ! grep -q SKIP "$T/r2"
+ok $? "check-3.7 --backend=ptoas: an input error is exit 1, not a skip"
+"$C" --backend=ptoas --ptoas=/nonexistent "$T/ok" > /dev/null 2> "$T/r3"
+[ $? = 1 ] && grep -q 'no usable real toolchain: ptoas at /nonexistent (flag)' "$T/r3"
+ok $? "check-3.8 --ptoas naming a missing ptoas exits 1"
+"$C" --backend=ptoas --bugs=odd-floor-half "$T/ok" > /dev/null 2>&1
+r1=$?
+"$C" --backend=sideways "$T/ok" > /dev/null 2>&1
+r2=$?
+"$C" --jobs=2 "$T/ok" > /dev/null 2>&1
+r3=$?
+[ $r1 = 1 ] && [ $r2 = 1 ] && [ $r3 = 1 ]
+ok $? "check-3.9 --bugs with --backend=ptoas, an unknown back end, --jobs with the model: exit 1 ($r1 $r2 $r3)"
 
 mkdir -p "$T/empty"
 out=$("$C" "$T/empty")

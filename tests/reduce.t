@@ -87,4 +87,11 @@ expect1 "$F" reduce --finding=7 --db="$T/f.db"
 ok $? "reduce-3.7 an unknown finding: exit 1"
 expect1 "$F" reduce "$T/k.ptk" --bugs=no-such-defect
 ok $? "reduce-3.8 an unknown defect: exit 1"
+expect1 "$F" reduce "$T/k.ptk" $BUG --backend=sideways
+ok $? "reduce-3.9 an unknown back end: exit 1"
+expect1 "$F" reduce "$T/k.ptk" $BUG --backend=model --jobs=2
+ok $? "reduce-3.10 --jobs with the model back end: exit 1"
+PTOAS=/nonexistent "$F" reduce "$T/k.ptk" --backend=ptoas > /dev/null 2> "$T/e6"
+[ $? = 2 ] && grep -q 'error\[E-TOOL\]: no usable real toolchain' "$T/e6"
+ok $? "reduce-3.11 --backend=ptoas without a real toolchain: exit 2, E-TOOL (real.t reduces with one)"
 plan

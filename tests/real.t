@@ -1,0 +1,153 @@
+#!/bin/sh
+# real.t — the real back end end to end (DESIGN section 13): ptoc's PTO-AS, the
+# real ptoas and pto-isa's CPU simulation. Every seed through `ptofuzz diff
+# --backend=ptoas` (variant lines, exit 0 or 3; the outcomes are printed as
+# diagnostics); `pto-check --backend=ptoas` over corpus/real/ and on wrong
+# expectations; a missing ptoas is E-TOOL (exit 2); `ptoc --emit=pto` on every
+# seed, split (unsplit only for split_aiv kernels) and target either succeeds
+# or is a documented `unsupported`;
+# `ptofuzz reduce --backend=ptoas` on a padded reproducer. Skipped as a whole
+# when no real toolchain is found (../shared/third_party, $PTOAS, $PTO_ISA).
+. "$(dirname "$0")/lib.sh"
+unset PTOFUZZ_BUGS
+F="$B/bin/ptofuzz"
+C="$B/bin/pto-check"
+ROWSUM='crash|ptoas:up_down|cxx-error|static-assertion-failed-due-to-requirement-Inco|cxx|-'
+
+"$F" diff corpus/seeds/c2v_only.ptk --backend=ptoas > "$T/probe" 2>&1
+if [ $? = 2 ] && grep -q 'E-TOOL' "$T/probe"; then
+  echo "1..0 # SKIP $(grep -o 'no usable real toolchain.*' "$T/probe" | head -n 1)"
+  exit 0
+fi
+
+# (a) every seed through the real back end
+for f in corpus/seeds/*.ptk; do
+  name=$(basename "$f" .ptk)
+  timeout 300 "$F" diff "$f" --backend=ptoas > "$T/$name.out" 2>&1
+  rc=$?
+  [ $rc = 0 ] || [ $rc = 3 ]
+  ok $? "real-a-$name diff --backend=ptoas exits 0 or 3 ($rc)"
+  lines=$(grep -c '^variant=' "$T/$name.out")
+  [ "$lines" -ge 1 ] && ! grep '^variant=' "$T/$name.out" | grep -qv '^variant=ptoas:[a-z_]*@a[35] outcome=[a-z-]* '
+  ok $? "real-a-$name $lines variant lines, each variant=ptoas:MODE@a3|a5 with an outcome"
+  grep '^variant=' "$T/$name.out" | sed "s/^/#   $name: /"
+done
+
+# (b) the real reproducers
+"$C" --backend=ptoas > "$T/b" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q '^1\.\.[1-9]' "$T/b" && ! grep -q '^not ok' "$T/b"
+ok $? "real-b pto-check --backend=ptoas: every reproducer of corpus/real is ok (exit $rc)"
+[ $rc = 0 ] || sed 's/^/#   /' "$T/b"
+grep -q "^ok [0-9]* - corpus/real/rowsum-few-rows.ptk gives $ROWSUM\$" "$T/b" &&
+  grep -q '^ok [0-9]* - corpus/real/clean-c2v.ptk clean$' "$T/b"
+ok $? "real-b the reproducers say what they checked (clean, gives SIGNATURE)"
+
+# (c) wrong expectations, in one batch
+mkdir -p "$T/wrong"
+{ echo "# expect: $ROWSUM"; cat corpus/seeds/c2v_only.ptk; } > "$T/wrong/a-c2v-sig.ptk"
+{ echo '# expect: clean'; grep -v '^# expect:' corpus/real/rowsum-few-rows.ptk; } > "$T/wrong/b-rowsum-clean.ptk"
+{ echo '# expect: crash|ptoas:up_down|cxx-error|-|cxx|-'; grep -v '^# expect:' corpus/real/rowsum-few-rows.ptk; } > "$T/wrong/c-rowsum-other.ptk"
+{ echo '# expect: crash|up_down|cxx-error|-|cxx|-'; cat corpus/seeds/c2v_only.ptk; } > "$T/wrong/d-model-mode.ptk"
+cp corpus/real/rowsum-few-rows.ptk "$T/wrong/e-right.ptk"
+"$C" --backend=ptoas "$T/wrong" > "$T/c" 2>&1
+rc=$?
+[ $rc = 3 ] && [ "$(grep -c '^not ok' "$T/c")" = 4 ] && grep -q '^ok 5 - .*e-right.ptk gives ' "$T/c"
+ok $? "real-c wrong expectations are not ok, exit 3 ($rc); the right one is ok"
+grep -q "^not ok 1 - .*a-c2v-sig.ptk # $ROWSUM is not among the findings" "$T/c" &&
+  sed -n '/a-c2v-sig/{n;p}' "$T/c" | grep -qx '# signatures seen: none'
+ok $? "real-c an expected signature that does not appear, with the signatures seen (none)"
+grep -q '^not ok 2 - .*b-rowsum-clean.ptk # not clean: ptoas:up_down@a[35] crash ' "$T/c" &&
+  sed -n '/b-rowsum-clean/{n;p}' "$T/c" | grep -qF "# signatures seen: $ROWSUM"
+ok $? "real-c a finding where clean is expected, with the signatures seen"
+grep -q '^not ok 3 - .*c-rowsum-other.ptk # crash|ptoas:up_down|cxx-error|-|cxx|- is not among the findings' "$T/c"
+ok $? "real-c another signature of the same kind is not ok"
+grep -q "^not ok 4 - .*d-model-mode.ptk # line 1: .*'up_down' is not a real back end's mode" "$T/c"
+ok $? "real-c a model signature in a real expectation is a malformed header"
+[ $rc = 3 ] || sed 's/^/#   /' "$T/c"
+
+# (d) no ptoas where it is said to be
+PTOAS=/nonexistent "$F" diff corpus/seeds/c2v_only.ptk --backend=ptoas > "$T/d" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q 'error\[E-TOOL\]' "$T/d"
+ok $? "real-d PTOAS=/nonexistent: diff --backend=ptoas exits 2 with error[E-TOOL] ($rc)"
+PTOAS=/nonexistent "$C" --backend=ptoas > "$T/d2" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q '^1\.\.0 # SKIP no real toolchain: ptoas at /nonexistent' "$T/d2"
+ok $? "real-d PTOAS=/nonexistent: pto-check --backend=ptoas is 1..0 # SKIP, exit 0 ($rc)"
+
+# (e) ptoc --emit=pto: PTO-AS, or a documented unsupported
+for f in corpus/seeds/*.ptk; do
+  name=$(basename "$f" .ptk)
+  bad=
+  splits="none up_down left_right"
+  grep -q 'split_aiv' "$f" && splits=none  # written with split_aiv: compiled unsplit only (E-EXPLICIT)
+  for split in $splits; do
+    for tgt in a2a3 a5; do
+      "$B/bin/ptoc" "$f" --split=$split --target=$tgt --emit=pto > "$T/e.pto" 2> "$T/e.err"
+      rc=$?
+      if [ $rc = 0 ]; then
+        grep -q 'func.func @' "$T/e.pto" || bad="$bad $split@$tgt:no-func"
+      elif [ $rc = 1 ] && grep -q 'error\[\(E-PTO\|E-SPLIT-[A-Z-]*\|E-CAPACITY\|E-GATHER-NZ\)\]: .*\[unsupported\]' "$T/e.err"; then
+        echo "#   $name $split@$tgt: $(grep -o 'error\[[A-Z0-9-]*\]' "$T/e.err" | head -n 1)"
+      else
+        bad="$bad $split@$tgt:rc=$rc"
+        sed 's/^/#   /' "$T/e.err" | head -n 3
+      fi
+    done
+  done
+  [ -z "$bad" ]
+  ok $? "real-e-$name ptoc --emit=pto on every split and target: PTO-AS or unsupported${bad:+ (not:$bad)}"
+done
+
+# (f) reduce against the real back end: the reproducer padded with statements that do not matter
+cat > "$T/pad.ptk" <<'EOF2'
+# padded: only x, r and the store of R matter to the finding
+kernel rowsum_pad(X: f32[8,32] in, Y: f32[8,32] in, R: f32[8,1] out, P: f32[8,32] out) {
+  y = load(Y, [0, 0], [8, 32]);
+  x = load(X, [0, 0], [8, 32]);
+  z = relu(muls(y, 2.0));
+  r = row_sum(x);
+  w = adds(z, 1.0);
+  store(P, [0, 0], w);
+  store(R, [0, 0], r);
+}
+EOF2
+"$F" diff "$T/pad.ptk" --backend=ptoas > "$T/f0" 2>&1
+[ $? = 3 ] && grep -qF "sig=$ROWSUM" "$T/f0"
+ok $? "real-f the padded subject gives the signature under diff --backend=ptoas"
+"$F" reduce "$T/pad.ptk" --backend=ptoas > "$T/f1.ptk" 2> "$T/f1.err"
+rc=$?
+line=$(grep '^reduce: statements' "$T/f1.err")
+[ $rc = 0 ] && echo "$line" | grep -qF ", signature $ROWSUM"
+ok $? "real-f reduce --backend=ptoas exits 0 and keeps the first real finding's signature ($line)"
+grep -q '^reduce: check [0-9]* ([0-9]* statements*): ' "$T/f1.err"
+ok $? "real-f progress on stderr, one line per check"
+a=$(echo "$line" | sed 's/reduce: statements \([0-9]*\) -> \([0-9]*\),.*/\1/')
+b=$(echo "$line" | sed 's/reduce: statements \([0-9]*\) -> \([0-9]*\),.*/\2/')
+[ "$a" = 7 ] && [ "$b" -lt "$a" ] && [ "$b" -le 3 ] && ! grep -q 'relu\|muls\|adds\|#' "$T/f1.ptk"
+ok $? "real-f statements shrink ($a -> $b), the padding and the comments are gone"
+sed 's/^/#   /' "$T/f1.ptk"
+"$F" diff "$T/f1.ptk" --backend=ptoas > "$T/f2" 2>&1
+[ $? = 3 ] && grep -qF "sig=$ROWSUM" "$T/f2"
+ok $? "real-f the reduced kernel gives the signature under diff --backend=ptoas"
+"$F" reduce "$T/pad.ptk" --signature="$ROWSUM" --max-calls=3 > "$T/f3.ptk" 2> "$T/f3.err"
+[ $? = 0 ] && grep -q 'oracle calls 3,' "$T/f3.err" && grep -q 'stopped by a limit (3 oracle calls' "$T/f3.err" &&
+  "$F" diff "$T/f3.ptk" --backend=ptoas 2>/dev/null | grep -qF "sig=$ROWSUM"
+ok $? "real-f a real --signature picks the real back end; --max-calls stops early and the text reproduces"
+# a real finding in a findings database, written the way a campaign writes it
+"$F" db stats --db="$T/f.db" > /dev/null &&
+  sqlite3 "$T/f.db" "INSERT INTO finding(signature, kind, mode, code, op, pass, pattern, hits, status)
+    VALUES('$ROWSUM', 'crash', 'ptoas:up_down', 'cxx-error', 'static-assertion-failed-due-to-requirement-Inco', 'cxx', '-', 1, 'new');
+    INSERT INTO testcase(finding, kernel, seed, variant, flags, statements)
+    VALUES(1, CAST(readfile('$T/pad.ptk') AS TEXT), 12345, 'ptoas:up_down@a3', '--bugs= --backend=ptoas', 0);"
+"$F" reduce --finding=1 --db="$T/f.db" > "$T/f5.ptk" 2> "$T/f5.err"
+rc=$?
+sqlite3 "$T/f.db" "SELECT reduced FROM testcase WHERE id = 1" > "$T/f5.stored"
+printf '\n' >> "$T/f5.ptk"
+[ $rc = 0 ] && grep -q "^reduce: statements 7 -> [0-3], .*signature $ROWSUM" "$T/f5.err" && cmp -s "$T/f5.ptk" "$T/f5.stored"
+ok $? "real-f reduce --finding=ID of a real finding uses the real back end and stores the reduced text ($rc)"
+"$F" reduce corpus/seeds/c2v_only.ptk --backend=ptoas > /dev/null 2> "$T/f4.err"
+[ $? = 1 ] && grep -q 'gives no finding on the real back end' "$T/f4.err"
+ok $? "real-f a kernel without a real finding: exit 1"
+plan
