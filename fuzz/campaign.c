@@ -155,6 +155,14 @@ static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared
 
 /* ---- the real back end's worker ------------------------------------------------------ */
 
+/* Variants per translation unit: the whole batch in one unit per compile job
+ * (a kernel gives about two variants that reach the compiler), since loading
+ * the precompiled header and linking cost more than a kernel's own code. */
+static int tu_batch(int kernels, int jobs) {
+  int b = (2 * kernels + jobs - 1) / (jobs > 0 ? jobs : 1);
+  return b < 16 ? 16 : b > 128 ? 128 : b;
+}
+
 /* Kernels 0, E, 2E, ... (E = real_every) in batches: each batch goes through
  * orc_real_check at once, so many kernels share a translation unit and the
  * compiles run in parallel (RealOpts.jobs). The real tools have time limits of
@@ -164,7 +172,7 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
   signal(SIGPIPE, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(0);
-  int every = o->real_every > 0 ? o->real_every : 1, B = o->real_batch > 0 ? o->real_batch : 8;
+  int every = o->real_every > 0 ? o->real_every : 1, B = o->real_batch > 0 ? o->real_batch : 32;
   RealCase *rc = calloc((size_t)B, sizeof *rc);
   char **text = calloc((size_t)B, sizeof *text);
   size_t *len = calloc((size_t)B, sizeof *len);
@@ -188,7 +196,7 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
     sh->cur = idx[0];
     sh->started = fz_now() + 1e9;               /* no watchdog: the tools have their own limits */
     RealTimes tm = {0};
-    orc_real_check(rt, rc, nb, &(RealOpts){.jobs = jobs}, &tm);
+    orc_real_check(rt, rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
     sh->t_emit += tm.emit / 1e3, sh->t_ptoas += tm.ptoas / 1e3, sh->t_cxx += tm.cxx / 1e3;
     sh->t_run += tm.run / 1e3, sh->t_rcompare += tm.compare / 1e3;
     sh->real_checks += tm.jobs;
@@ -573,7 +581,7 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
     fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable real toolchain: %s\n", rt.why);
     return 2;
   }
-  int B = o->real_batch > 0 ? o->real_batch : 8, jobs = o->jobs > 0 ? o->jobs : 1;
+  int B = o->real_batch > 0 ? o->real_batch : 32, jobs = o->jobs > 0 ? o->jobs : 2;
   RealCase *rc = calloc((size_t)B, sizeof *rc);
   char **text = calloc((size_t)B, sizeof *text);
   Src *src = calloc((size_t)B, sizeof *src);
@@ -591,7 +599,7 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
       src[nb] = (Src){"kernel", text[nb], len};
       rc[nb] = (RealCase){.src = &src[nb], .input_seed = fz_kernel_seed(o->seed, i), .bugs = o->bugs, .only = -1};
     }
-    orc_real_check(&rt, rc, nb, &(RealOpts){.jobs = jobs}, &tm);
+    orc_real_check(&rt, rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
     for (int q = 0; q < nb; q++) {
       for (int v = 0; v < rc[q].n; v++) errors += rc[q].r[v].out == OUT_TOOLERR, findings += orc_is_finding(rc[q].r[v].out);
       free(text[q]);

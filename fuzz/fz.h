@@ -296,7 +296,7 @@ typedef struct {
   /* the back ends (DESIGN section 13): FZ_MODEL, FZ_PTOAS or both */
   int backend;
   int real_every;                               /* the real back end checks kernel i when i % real_every == 0 */
-  int real_batch;                               /* kernels per real batch; 0: 8 */
+  int real_batch;                               /* kernels per real batch; 0: 32 */
   const char *ptoas, *pto_isa;                  /* toolchain flags, or NULL (orc_real_find) */
 } FzRunOpts;
 enum { FZ_MODEL = 1, FZ_PTOAS = 2 };
