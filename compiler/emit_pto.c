@@ -20,45 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  char *s;
-  size_t n, cap;
-} Str;
-
-static void sput(Str *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    size_t c = b->cap ? b->cap : 4096;
-    while (c < b->n + n + 1) c *= 2;
-    char *p = realloc(b->s, c);
-    if (!p) die("out of memory");
-    b->s = p, b->cap = c;
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = 0;
-}
-
-static void sfmt(Str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sfmt(Str *b, const char *fmt, ...) {
-  char tmp[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n < 0) die("vsnprintf");
-  if ((size_t)n < sizeof tmp) {
-    sput(b, tmp, (size_t)n);
-    return;
-  }
-  char *big = malloc((size_t)n + 1);
-  if (!big) die("out of memory");
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  sput(b, big, (size_t)n);
-  free(big);
-}
-
 enum { MAXCONST = 512, MAXQ = 64, MAXSCR = 64 };
 
 typedef struct {
@@ -70,7 +31,9 @@ typedef struct {
   Comp *c;
   const Kernel *k;
   Target tgt;
-  Str body;                                     /* the function being emitted */
+  FILE *body;                                   /* the function being emitted (a memory stream) */
+  char *bodyp;
+  size_t bodyn;
   Const cst[MAXCONST];
   int ncst;
   int ssa;
@@ -105,15 +68,12 @@ static const char *fresh(E *e, const char *base) {
 
 static void line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(E *e, const char *fmt, ...) {
-  char tmp[4096];
   va_list ap;
+  fprintf(e->body, "%*s", 2 * (e->ind + 2), "");
   va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  vfprintf(e->body, fmt, ap);
   va_end(ap);
-  for (int i = 0; i < e->ind + 2; i++) sput(&e->body, "  ", 2);
-  if (n < 0 || (size_t)n >= sizeof tmp) die("emit_pto: line too long");
-  sput(&e->body, tmp, (size_t)n);
-  sput(&e->body, "\n", 1);
+  fputc('\n', e->body);
 }
 
 static const char *cname(E *e, char kind, double v) {
@@ -186,13 +146,11 @@ static const char *view_of(E *e, const char *parent, int R, int C, const char *v
 
 static const char *vty(E *e, const Var *v) {
   if (e->ty[v->id]) return e->ty[v->id];
-  if (e->tr[v->id]) {                           /* B^T for trans_b: [K, N] in the DN configuration */
+  if (e->tr[v->id]) {                           /* B^T for trans_b: [K, N], a right tile's configuration (DN in mat) */
     int Rp, Cp;
     pto_shape(v->sp, v->dt, v->C, v->R, &Rp, &Cp);
-    return ir_fmt(e->c->A, "!pto.tile_buf<loc=%s, dtype=%s, rows=%d, cols=%d, v_row=?, v_col=?, %s, pad=0>",
-                  ir_space_name(v->sp), dtn(v->dt), Rp, Cp,
-                  v->sp == SP_MAT ? "blayout=row_major, slayout=col_major, fractal=512"
-                                  : "blayout=row_major, slayout=col_major, fractal=512");
+    return ir_fmt(e->c->A, "!pto.tile_buf<loc=%s, dtype=%s, rows=%d, cols=%d, v_row=?, v_col=?, "
+                  "blayout=row_major, slayout=col_major, fractal=512, pad=0>", ir_space_name(v->sp), dtn(v->dt), Rp, Cp);
   }
   return tty(e, v->sp, v->dt, v->R, v->C);
 }
@@ -951,20 +909,20 @@ static void mark_trans(E *e, const Body *fb, const Body *b) {
   }
 }
 
-static void cfmt(Str *o, const Const *k, int i) {
+static void cfmt(FILE *o, const Const *k, int i) {
   switch (k->kind) {
-  case 'x': sfmt(o, "    %%cx%d = arith.constant %lld : index\n", i, (long long)k->v); break;
-  case 'i': sfmt(o, "    %%ci%d = arith.constant %lld : i32\n", i, (long long)k->v); break;
-  case 'l': sfmt(o, "    %%cl%d = arith.constant %lld : i64\n", i, (long long)k->v); break;
-  case 'f': sfmt(o, "    %%cf%d = arith.constant %.9e : f32\n", i, k->v); break;
-  case 'h': sfmt(o, "    %%ch%d = arith.constant %.9e : f16\n", i, k->v); break;
+  case 'x': fprintf(o, "    %%cx%d = arith.constant %lld : index\n", i, (long long)k->v); break;
+  case 'i': fprintf(o, "    %%ci%d = arith.constant %lld : i32\n", i, (long long)k->v); break;
+  case 'l': fprintf(o, "    %%cl%d = arith.constant %lld : i64\n", i, (long long)k->v); break;
+  case 'f': fprintf(o, "    %%cf%d = arith.constant %.9e : f32\n", i, k->v); break;
+  case 'h': fprintf(o, "    %%ch%d = arith.constant %.9e : f16\n", i, k->v); break;
   }
 }
 
-static void func(E *e, Str *out, const Stmt *fn, const PtoNames *nm) {
+static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
   bool aiv = fn->fn == FN_AIV;
   e->aiv = aiv;
-  e->body.n = 0;
+  rewind(e->body);                              /* the stream's size is where the next write ends */
   e->ncst = 0;
   e->ind = 0;
   memset(e->cur, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
@@ -977,10 +935,10 @@ static void func(E *e, Str *out, const Stmt *fn, const PtoNames *nm) {
   memset(e->nq, 0, sizeof e->nq);
   memset(e->npop, 0, sizeof e->npop);
   const Kernel *k = e->k;
-  sfmt(out, "  func.func @%s(", aiv ? nm->aiv : nm->aic);
-  for (int i = 0; i < k->np; i++) sfmt(out, "%s%%arg%d: !pto.ptr<%s>", i ? ", " : "", k->params[i]->id, dtn(k->params[i]->dt));
-  if (e->tgt == TGT_A2A3) sfmt(out, "%s%%slots: !pto.ptr<f32>", k->np ? ", " : "");
-  sfmt(out, ") attributes {pto.kernel_kind = #pto.kernel_kind<%s>} {\n", aiv ? "vector" : "cube");
+  fprintf(out, "  func.func @%s(", aiv ? nm->aiv : nm->aic);
+  for (int i = 0; i < k->np; i++) fprintf(out, "%s%%arg%d: !pto.ptr<%s>", i ? ", " : "", k->params[i]->id, dtn(k->params[i]->dt));
+  if (e->tgt == TGT_A2A3) fprintf(out, "%s%%slots: !pto.ptr<f32>", k->np ? ", " : "");
+  fprintf(out, ") attributes {pto.kernel_kind = #pto.kernel_kind<%s>} {\n", aiv ? "vector" : "cube");
   /* tensor views */
   for (int i = 0; i < k->np; i++) {
     const Var *T = k->params[i];
@@ -1026,9 +984,10 @@ static void func(E *e, Str *out, const Stmt *fn, const PtoNames *nm) {
   int zero = e->nscr ? atoi(cidx(e, 0) + 3) : 0;
   for (int i = 0; i < e->ncst; i++) cfmt(out, &e->cst[i], i);
   for (int i = 0; i < e->nscr; i++)
-    sfmt(out, "    %s = pto.alloc_tile valid_row = %%cx%d valid_col = %%cx%d : %s\n", e->scr[i], zero, zero, e->scr_ty[i]);
-  sput(out, e->body.s ? e->body.s : "", e->body.n);
-  sfmt(out, "    return\n  }\n");
+    fprintf(out, "    %s = pto.alloc_tile valid_row = %%cx%d valid_col = %%cx%d : %s\n", e->scr[i], zero, zero, e->scr_ty[i]);
+  fflush(e->body);
+  fwrite(e->bodyp, 1, (size_t)ftell(e->body), out);
+  fprintf(out, "    return\n  }\n");
 }
 
 const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
@@ -1040,13 +999,17 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   e.nr = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.buf = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.nc = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
-  Str out = {0};
+  char *outp = NULL;
+  size_t outn = 0;
+  FILE *out = open_memstream(&outp, &outn);
+  e.body = open_memstream(&e.bodyp, &e.bodyn);
+  if (!out || !e.body) die("emit_pto: open_memstream failed");
   jmp_buf jb, *saved = c->jb;
   c->jb = &jb;
   if (setjmp(jb)) {
     c->jb = saved;
-    free(out.s);
-    free(e.body.s);
+    fclose(out), fclose(e.body);
+    free(outp), free(e.bodyp);
     return NULL;
   }
   for (int i = 0; i < k->body.n; i++) {
@@ -1061,14 +1024,14 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
   if (aic) pushes(&e, &aic->body, PIPE_C2V);
   if (aiv) pushes(&e, &aiv->body, PIPE_V2C);
-  sfmt(&out, "// %s: ptoc --emit=pto, target %s\n", k->name, k->target == TGT_A5 ? "a5" : "a3");
-  sfmt(&out, "module attributes {pto.target_arch = \"%s\"} {\n", k->target == TGT_A5 ? "a5" : "a3");
-  if (aic && aic->body.n) func(&e, &out, aic, nm);
-  if (aiv && aiv->body.n) func(&e, &out, aiv, nm);
-  sfmt(&out, "}\n");
+  fprintf(out, "// %s: ptoc --emit=pto, target %s\n", k->name, k->target == TGT_A5 ? "a5" : "a3");
+  fprintf(out, "module attributes {pto.target_arch = \"%s\"} {\n", k->target == TGT_A5 ? "a5" : "a3");
+  if (aic && aic->body.n) func(&e, out, aic, nm);
+  if (aiv && aiv->body.n) func(&e, out, aiv, nm);
+  fputs("}\n", out);
   c->jb = saved;
-  const char *r = ir_strndup(c->A, out.s, out.n);
-  free(out.s);
-  free(e.body.s);
+  fclose(out), fclose(e.body);
+  const char *r = ir_strndup(c->A, outp, outn);
+  free(outp), free(e.bodyp);
   return r;
 }

@@ -110,6 +110,31 @@ static void send_msg(int fd, int64_t index, int variant, int sched, const char *
   }
 }
 
+/* Count kernel i's findings, one per distinct signature, and with fd >= 0 send
+ * them; a real variant travels as ORC_NVARIANT + its index (vbase). */
+static void send_findings(int fd, int64_t i, const VarResult *vr, int n, int vbase, const char *text, Shared *sh) {
+  char sigs[ORC_NVARIANT * ORC_NSCHED][200];
+  int nsig = 0;
+  for (int r = 0; r < n; r++) {
+    const VarResult *v = &vr[r];
+    if (!orc_is_finding(v->out)) continue;
+    char sig[200];
+    orc_signature(v, sig, sizeof sig);
+    bool dup = false;
+    for (int j = 0; j < nsig; j++) dup |= !strcmp(sigs[j], sig);
+    if (dup) continue;
+    memcpy(sigs[nsig++], sig, sizeof sig);
+    sh->findings++;
+    if (fd < 0) continue;
+    char summary[300];
+    snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(v->out), v->code, orc_variant_name(v),
+             v->detail);
+    const char *s[NSTR] = {sig, orc_outcome_name(v->out), orc_mode_name(v->mode), v->code, v->op, v->pass, v->pattern,
+                           summary, text, orc_variant_name(v)};
+    send_msg(fd, i, vbase + v->variant, v->sched, s);
+  }
+}
+
 /* Check one kernel; with fd >= 0 send its findings. */
 static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared *sh, int fd) {
   double t0 = cpu_s();
@@ -129,31 +154,41 @@ static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared
   sh->t_compare += res.t.t_compare / 1e3;
   sh->kernels++;
   sh->valid += !res.invalid;
-  char sigs[ORC_NVARIANT * ORC_NSCHED][200];
-  int nsig = 0;
-  for (int r = 0; r < res.n; r++) {
-    const VarResult *v = &res.r[r];
-    if (v->out == OUT_UNSUPPORTED && v->sched == 0) sh->unsup[v->variant]++;
-    if (!orc_is_finding(v->out)) continue;
-    char sig[200];
-    orc_signature(v, sig, sizeof sig);
-    bool dup = false;
-    for (int j = 0; j < nsig; j++) dup |= !strcmp(sigs[j], sig);
-    if (dup) continue;
-    memcpy(sigs[nsig++], sig, sizeof sig);
-    sh->findings++;
-    if (fd < 0) continue;
-    char summary[300];
-    snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(v->out), v->code, orc_variants[v->variant],
-             v->detail);
-    const char *s[NSTR] = {sig, orc_outcome_name(v->out), orc_mode_name(v->mode), v->code, v->op, v->pass, v->pattern,
-                           summary, text, orc_variant_name(v)};
-    send_msg(fd, i, v->variant, v->sched, s);
-  }
+  for (int r = 0; r < res.n; r++)
+    if (res.r[r].out == OUT_UNSUPPORTED && res.r[r].sched == 0) sh->unsup[res.r[r].variant]++;
+  send_findings(fd, i, res.r, res.n, 0, text, sh);
   free(text);
 }
 
 /* ---- the real back end's worker ------------------------------------------------------ */
+
+/* A batch of kernels for orc_real_check: their texts and cases. */
+typedef struct {
+  int B;
+  RealCase *rc;
+  char **text;
+  Src *src;
+  int64_t *idx;
+} Batch;
+
+static Batch batch_new(const FzRunOpts *o) {
+  Batch b = {.B = o->real_batch > 0 ? o->real_batch : 32};
+  b.rc = calloc((size_t)b.B, sizeof *b.rc), b.text = calloc((size_t)b.B, sizeof *b.text);
+  b.src = calloc((size_t)b.B, sizeof *b.src), b.idx = calloc((size_t)b.B, sizeof *b.idx);
+  if (!b.rc || !b.text || !b.src || !b.idx) die("out of memory");
+  return b;
+}
+
+/* Slot q of the batch holds kernel i of the campaign (its text is the caller's to free). */
+static void batch_set(Batch *b, int q, const FzRunOpts *o, const FzPolicy *pol, int64_t i) {
+  size_t len;
+  b->idx[q] = i;
+  b->text[q] = fz_kernel_text(pol, o->seed, i, &len);
+  b->src[q] = (Src){"kernel", b->text[q], len};
+  b->rc[q] = (RealCase){.src = &b->src[q], .input_seed = fz_kernel_seed(o->seed, i), .bugs = o->bugs, .only = -1};
+}
+
+static void batch_free(Batch *b) { free(b->rc), free(b->text), free(b->src), free(b->idx); }
 
 /* Variants per translation unit: the whole batch in one unit per compile job
  * (a kernel gives about two variants that reach the compiler), since loading
@@ -172,61 +207,32 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
   signal(SIGPIPE, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(0);
-  int every = o->real_every > 0 ? o->real_every : 1, B = o->real_batch > 0 ? o->real_batch : 32;
-  RealCase *rc = calloc((size_t)B, sizeof *rc);
-  char **text = calloc((size_t)B, sizeof *text);
-  size_t *len = calloc((size_t)B, sizeof *len);
-  int64_t *idx = calloc((size_t)B, sizeof *idx);
-  Src *src = calloc((size_t)B, sizeof *src);
-  if (!rc || !text || !len || !idx || !src) die("out of memory");
+  int every = o->real_every > 0 ? o->real_every : 1;
+  Batch b = batch_new(o);
   for (int64_t i = 0;;) {
     sh->next = i;
     int nb = 0;
     double t0 = cpu_s();
-    while (nb < B && !(o->count > 0 && i >= o->count) && !(o->count <= 0 && fz_now() >= deadline)) {
-      idx[nb] = i;
-      text[nb] = fz_kernel_text(pol, o->seed, i, &len[nb]);
-      src[nb] = (Src){"kernel", text[nb], len[nb]};
-      rc[nb] = (RealCase){.src = &src[nb], .input_seed = fz_kernel_seed(o->seed, i), .bugs = o->bugs, .only = -1};
-      nb++;
-      i += every;
-    }
+    for (; nb < b.B && !(o->count > 0 && i >= o->count) && !(o->count <= 0 && fz_now() >= deadline); nb++, i += every)
+      batch_set(&b, nb, o, pol, i);
     if (!nb) break;
     sh->t_gen += cpu_s() - t0;
-    sh->cur = idx[0];
+    sh->cur = b.idx[0];
     sh->started = fz_now() + 1e9;               /* no watchdog: the tools have their own limits */
     RealTimes tm = {0};
-    orc_real_check(rt, rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
+    orc_real_check(rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
     sh->t_emit += tm.emit / 1e3, sh->t_ptoas += tm.ptoas / 1e3, sh->t_cxx += tm.cxx / 1e3;
     sh->t_run += tm.run / 1e3, sh->t_rcompare += tm.compare / 1e3;
     sh->real_checks += tm.jobs;
     for (int q = 0; q < nb; q++) {
       sh->real_kernels++;
-      char sigs[ORC_NREAL][200];
-      int nsig = 0;
-      for (int r = 0; r < rc[q].n; r++) {
-        const VarResult *v = &rc[q].r[r];
-        sh->real_errors += v->out == OUT_TOOLERR;
-        if (!orc_is_finding(v->out)) continue;
-        char sig[200];
-        orc_signature(v, sig, sizeof sig);
-        bool dup = false;
-        for (int j = 0; j < nsig; j++) dup |= !strcmp(sigs[j], sig);
-        if (dup) continue;
-        memcpy(sigs[nsig++], sig, sizeof sig);
-        sh->findings++;
-        char summary[300];
-        snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(v->out), v->code, orc_variant_name(v),
-                 v->detail);
-        const char *m[NSTR] = {sig, orc_outcome_name(v->out), orc_mode_name(v->mode), v->code, v->op, v->pass, v->pattern,
-                               summary, text[q], orc_variant_name(v)};
-        send_msg(fd, idx[q], ORC_NVARIANT + v->variant, 0, m);
-      }
-      free(text[q]);
+      for (int r = 0; r < b.rc[q].n; r++) sh->real_errors += b.rc[q].r[r].out == OUT_TOOLERR;
+      send_findings(fd, b.idx[q], b.rc[q].r, b.rc[q].n, ORC_NVARIANT, b.text[q], sh);
+      free(b.text[q]);
     }
     sh->cur = -1;
   }
-  free(rc), free(text), free(len), free(idx), free(src);
+  batch_free(&b);
   sh->next = INT64_MAX;
   sh->done = 1;
   close(fd);
@@ -581,11 +587,8 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
     fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable real toolchain: %s\n", rt.why);
     return 2;
   }
-  int B = o->real_batch > 0 ? o->real_batch : 32, jobs = o->jobs > 0 ? o->jobs : 2;
-  RealCase *rc = calloc((size_t)B, sizeof *rc);
-  char **text = calloc((size_t)B, sizeof *text);
-  Src *src = calloc((size_t)B, sizeof *src);
-  if (!rc || !text || !src) die("out of memory");
+  int jobs = o->jobs > 0 ? o->jobs : 2;
+  Batch b = batch_new(o);
   struct rusage r0, c0;
   getrusage(RUSAGE_SELF, &r0), getrusage(RUSAGE_CHILDREN, &c0);
   double t0 = fz_now();
@@ -593,16 +596,12 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
   int64_t i = 0, errors = 0, findings = 0;
   while (o->count ? i < o->count : fz_now() - t0 < o->seconds) {
     int nb = 0;
-    for (; nb < B && (!o->count || i < o->count); nb++, i++) {
-      size_t len;
-      text[nb] = fz_kernel_text(pol, o->seed, i, &len);
-      src[nb] = (Src){"kernel", text[nb], len};
-      rc[nb] = (RealCase){.src = &src[nb], .input_seed = fz_kernel_seed(o->seed, i), .bugs = o->bugs, .only = -1};
-    }
-    orc_real_check(&rt, rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
+    for (; nb < b.B && (!o->count || i < o->count); nb++, i++) batch_set(&b, nb, o, pol, i);
+    orc_real_check(&rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
     for (int q = 0; q < nb; q++) {
-      for (int v = 0; v < rc[q].n; v++) errors += rc[q].r[v].out == OUT_TOOLERR, findings += orc_is_finding(rc[q].r[v].out);
-      free(text[q]);
+      for (int v = 0; v < b.rc[q].n; v++)
+        errors += b.rc[q].r[v].out == OUT_TOOLERR, findings += orc_is_finding(b.rc[q].r[v].out);
+      free(b.text[q]);
     }
   }
   struct rusage r1, c1;
@@ -616,8 +615,8 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
   printf("throughput: backend=ptoas kernels_per_s_per_core=%.3f emit=%.3f ptoas=%.3f cxx=%.3f run=%.3f compare=%.3f\n",
          cpu > 0 ? i / cpu : 0.0, tm.emit / sum, tm.ptoas / sum, tm.cxx / sum, tm.run / sum, tm.compare / sum);
   printf("# kernels=%lld variants_run=%d cpu_s=%.1f wall_s=%.1f jobs=%d batch=%d tool_errors=%lld findings=%lld\n",
-         (long long)i, tm.jobs, cpu, wall, jobs, B, (long long)errors, (long long)findings);
-  free(rc), free(text), free(src);
+         (long long)i, tm.jobs, cpu, wall, jobs, b.B, (long long)errors, (long long)findings);
+  batch_free(&b);
   return errors && errors == tm.jobs ? 2 : 0;
 }
 

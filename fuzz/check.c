@@ -131,19 +131,25 @@ static bool is_kind(const char *k) {
 
 /* A declared signature: six non-empty '|'-separated fields, a finding kind
  * equal to KIND, a mode of the oracle. Empty string if fine, else why not. */
-static void check_sig(const char *kind, const char *sig, char *why, size_t n) {
-  char f[6][FZ_SIGLEN];
+/* sig's '|'-separated fields into f (the first six); their count, or -1 with why
+ * set when one is empty. */
+static int sig_fields(const char *sig, char f[6][FZ_SIGLEN], char *why, size_t n) {
   int nf = 0;
-  const char *p = sig;
   why[0] = 0;
-  for (;;) {
+  for (const char *p = sig;;) {
     size_t k = strcspn(p, "|");
-    if (nf < 6) snprintf(f[nf], sizeof f[nf], "%.*s", (int)k, p);
+    if (nf < 6) snprintf(f[nf], FZ_SIGLEN, "%.*s", (int)k, p);
     nf++;
-    if (!k) return (void)snprintf(why, n, "signature '%s': field %d is empty", sig, nf);
-    if (!p[k]) break;
+    if (!k) return snprintf(why, n, "signature '%s': field %d is empty", sig, nf), -1;
+    if (!p[k]) return nf;
     p += k + 1;
   }
+}
+
+static void check_sig(const char *kind, const char *sig, char *why, size_t n) {
+  char f[6][FZ_SIGLEN];
+  int nf = sig_fields(sig, f, why, n);
+  if (nf < 0) return;
   if (nf != 6) return (void)snprintf(why, n, "signature '%s' has %d fields, not 6 (kind|mode|code|op|pass|pattern)", sig, nf);
   if (!is_kind(f[0])) return (void)snprintf(why, n, "signature '%s': '%s' is not a finding kind", sig, f[0]);
   if (strcmp(f[1], "none") && strcmp(f[1], "up_down") && strcmp(f[1], "left_right"))
@@ -156,18 +162,11 @@ static void check_sig(const char *kind, const char *sig, char *why, size_t n) {
  * ptoas:left_right). Empty string if fine, else why not. */
 static void check_real_sig(const char *sig, char *why, size_t n) {
   char f[6][FZ_SIGLEN];
-  int nf = 0;
   why[0] = 0;
   if (strlen(sig) >= FZ_SIGLEN) return (void)snprintf(why, n, "signature '%.40s...' is too long", sig);
   if (sig[strcspn(sig, " \t")]) return (void)snprintf(why, n, "signature '%s' holds a blank", sig);
-  for (const char *p = sig;;) {
-    size_t k = strcspn(p, "|");
-    if (nf < 6) snprintf(f[nf], sizeof f[nf], "%.*s", (int)k, p);
-    nf++;
-    if (!k) return (void)snprintf(why, n, "signature '%s': field %d is empty", sig, nf);
-    if (!p[k]) break;
-    p += k + 1;
-  }
+  int nf = sig_fields(sig, f, why, n);
+  if (nf < 0) return;
   if (nf != 6) return (void)snprintf(why, n, "signature '%s' has %d fields, not 6 (kind|ptoas:MODE|code|op|pass|pattern)", sig, nf);
   if (!is_kind(f[0])) return (void)snprintf(why, n, "signature '%s': '%s' is not a finding kind", sig, f[0]);
   if (strcmp(f[1], "ptoas:none") && strcmp(f[1], "ptoas:up_down") && strcmp(f[1], "ptoas:left_right"))

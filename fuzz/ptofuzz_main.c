@@ -247,10 +247,9 @@ static void progress(void *ctx, int v, int sched) {
   if (write(d->fd, b, 2) != 2) _exit(2);
 }
 
-static void report(void *ctx, const VarResult *r) {
-  char sn[32];
-  sched_name(ctx, r->sched, sn, sizeof sn);
-  printf("variant=%s schedule=%s outcome=%s code=%s", orc_variants[r->variant], sn, orc_outcome_name(r->out), r->code);
+/* A variant's line after its code: what a non-ok outcome names, a finding's
+ * signature, and the detail on a line of its own. */
+static void report_rest(const VarResult *r) {
   if (r->out != OUT_OK && r->out != OUT_UNSUPPORTED)
     printf(" op=%s pass=%s pattern=%s", r->op, r->pass, r->pattern);
   if (orc_is_finding(r->out)) {
@@ -264,17 +263,17 @@ static void report(void *ctx, const VarResult *r) {
   fflush(stdout);
 }
 
+static void report(void *ctx, const VarResult *r) {
+  char sn[32];
+  sched_name(ctx, r->sched, sn, sizeof sn);
+  printf("variant=%s schedule=%s outcome=%s code=%s", orc_variants[r->variant], sn, orc_outcome_name(r->out), r->code);
+  report_rest(r);
+}
+
 /* One line per real variant, as the model's lines. */
 static void report_real(const VarResult *r) {
   printf("variant=%s outcome=%s code=%s", orc_variant_name(r), orc_outcome_name(r->out), r->code);
-  if (r->out != OUT_OK && r->out != OUT_UNSUPPORTED) printf(" op=%s pass=%s pattern=%s", r->op, r->pass, r->pattern);
-  if (orc_is_finding(r->out)) {
-    char sig[200];
-    orc_signature(r, sig, sizeof sig);
-    printf(" sig=%s", sig);
-  }
-  putchar('\n');
-  if (r->out != OUT_OK && r->detail[0]) printf("  # %s\n", r->detail);
+  report_rest(r);
 }
 
 /* The real toolchain, or a coded error (exit 2: the environment, not the kernel). */
