@@ -669,7 +669,9 @@ static void op_stmt(E *e, const Stmt *s) {
     }
     const char *full = tty(e, d->sp, d->dt, d->R, d->C);
     int64_t a, b;
-    bool whole = !vr || (isconst(e, vr, &a) && isconst(e, vc, &b) && a == d->R && b == d->C);
+    int pR, pC;                                 /* a pop's valid shape is the entry's whole (padded) tile */
+    pto_shape(d->sp, d->dt, d->R, d->C, &pR, &pC);
+    bool whole = !vr || (isconst(e, vr, &a) && isconst(e, vc, &b) && a == pR && b == pC);
     if (dir == PIPE_V2C && !whole) {
       /* The cube pops the whole entry: pto-isa's TPOP aborts on a declared valid shape smaller
        * than the slot's (docs/real-findings.md), and mat-to-mat has no tmov. The smaller shape
@@ -686,8 +688,6 @@ static void op_stmt(E *e, const Stmt *s) {
       /* a copy with the smaller valid shape: ptoas v0.42 lowers a subview of a popped entry
        * to a tile bound to no storage (docs/real-findings.md) */
       const char *w = fresh(e, d->name);
-      int pR, pC;
-      pto_shape(d->sp, d->dt, d->R, d->C, &pR, &pC);       /* a pop's valid shape is the entry's whole tile */
       line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, pR), cidx(e, pC), full);
       line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", x, full, w, full);   /* pto-isa's TMOV wants equal valid shapes */
       line(e, "pto.set_validshape %s, %s, %s : %s", w, vr, vc, full);

@@ -36,6 +36,7 @@ enum {
   VERSION_LIMIT_S = 10,
   LOG_MAX = 4 << 20,                            /* how much of a tool's output is read */
   HARNESS_FAIL = 125,                           /* the harness failed, not the kernel */
+  HARNESS_OOB = 124,                            /* the kernel wrote outside a tensor (harness_main) */
   MAX_PARAMS = 256,
 };
 static const size_t MAX_JOB_BYTES = (size_t)1 << 30;
@@ -262,6 +263,7 @@ typedef struct {
   const char *out, *err;                        /* files for stdout and stderr (NULL: /dev/null);
                                                    err == out shares one file */
   const char *cwd;                              /* NULL: inherit */
+  const char *const *envp;                      /* NULL: inherit */
   double limit_s;
   size_t max_file;                              /* largest file it may write (0: 1 GiB) */
   pid_t parent;                                 /* set by proc_start */
@@ -314,7 +316,8 @@ static void child(const Proc *p, int in, int out, int err, int report) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  execv(p->argv[0], (char *const *)p->argv);
+  if (p->envp) execve(p->argv[0], (char *const *)p->argv, (char *const *)p->envp);
+  else execv(p->argv[0], (char *const *)p->argv);
 fail:;
   int e = errno;
   if (write(report, &e, sizeof e) < 0) _exit(127);
@@ -898,6 +901,18 @@ typedef struct {
   bool pch;
 } UnitRun;
 
+/* A kernel program runs in a fixed environment. Memory that pto-isa's simulation
+ * allocates and a wrong kernel reads before writing holds one byte pattern (malloc
+ * perturbation, with the per-thread cache that would bypass it switched off), so
+ * such a read gives the same wrong answer in every batch and on every machine,
+ * not whatever the heap held. */
+static const char *const run_env[] = {
+    "GLIBC_TUNABLES=glibc.malloc.perturb=165:glibc.malloc.tcache_count=0",
+    "PATH=/usr/bin:/bin",
+    "LC_ALL=C",
+    NULL,
+};
+
 static const char harness_main[] =
     "namespace {\n"
     "int pfz_fail(const char *what) {\n"
@@ -918,11 +933,36 @@ static const char harness_main[] =
     "    std::_Exit(3);\n"
     "  }\n"
     "}\n"
-    "void *pfz_alloc(size_t n) {\n"
+    "// A GM tensor ends where an inaccessible page begins; the bytes from the page\n"
+    "// before it to the tensor's first byte and from its last byte to the guard are a\n"
+    "// canary. An access past the page faults, a write into the canary is found after\n"
+    "// the run: either way a write outside a tensor is the same finding every run,\n"
+    "// not a heap corruption that glibc may or may not notice.\n"
+    "const unsigned char PFZ_CANARY = 0xa5;\n"
+    "struct PfzGm {\n"
+    "  unsigned char *map = nullptr, *body = nullptr, *p = nullptr;\n"
+    "  size_t len = 0, bodylen = 0, n = 0;\n"
+    "};\n"
+    "void *pfz_alloc(size_t n, PfzGm &g) {\n"
+    "  size_t pg = (size_t)sysconf(_SC_PAGESIZE);\n"
     "  size_t r = n ? (n + 511) / 512 * 512 : 512;\n"
-    "  void *p = std::aligned_alloc(512, r);\n"
-    "  if (p) std::memset(p, 0, r);\n"
-    "  return p;\n"
+    "  g.bodylen = (r + pg - 1) / pg * pg;\n"
+    "  g.len = g.bodylen + 2 * pg;\n"
+    "  void *m = mmap(nullptr, g.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n"
+    "  if (m == MAP_FAILED) return nullptr;\n"
+    "  g.map = (unsigned char *)m;\n"
+    "  g.body = g.map + pg;\n"
+    "  if (mprotect(g.map, pg, PROT_NONE) || mprotect(g.body + g.bodylen, pg, PROT_NONE)) return nullptr;\n"
+    "  std::memset(g.body, PFZ_CANARY, g.bodylen);\n"
+    "  g.p = g.body + g.bodylen - r;\n"
+    "  g.n = n;\n"
+    "  std::memset(g.p, 0, n);\n"
+    "  return g.p;\n"
+    "}\n"
+    "bool pfz_intact(const PfzGm &g) {\n"
+    "  for (unsigned char *q = g.body; q < g.body + g.bodylen; q++)\n"
+    "    if ((q < g.p || q >= g.p + g.n) && *q != PFZ_CANARY) return false;\n"
+    "  return true;\n"
     "}\n"
     "}  // namespace\n"
     "\n"
@@ -941,13 +981,14 @@ static const char harness_main[] =
     "  std::fclose(f);\n"
     "  if (got != total) return pfz_fail(\"the input has the wrong size\");\n"
     "  std::vector<void *> b(j->np + 1, nullptr);\n"
+    "  std::vector<PfzGm> g(j->np + 1);\n"
     "  size_t off = 0;\n"
     "  for (int k = 0; k < j->np; k++) {\n"
-    "    if (!(b[k] = pfz_alloc(j->bytes[k]))) return pfz_fail(\"out of memory\");\n"
+    "    if (!(b[k] = pfz_alloc(j->bytes[k], g[k]))) return pfz_fail(\"out of memory\");\n"
     "    if (j->bytes[k]) std::memcpy(b[k], in.data() + off, j->bytes[k]);\n"
     "    off += j->bytes[k];\n"
     "  }\n"
-    "  if (j->slot && !(b[j->np] = pfz_alloc(j->slot))) return pfz_fail(\"out of memory\");\n"
+    "  if (j->slot && !(b[j->np] = pfz_alloc(j->slot, g[j->np]))) return pfz_fail(\"out of memory\");\n"
     "  pto::NPUMemoryModel::SetDefaultArch(j->a5 ? pto::NPUArch::A5 : pto::NPUArch::A2A3);\n"
     "  std::vector<std::thread> th;\n"
     "  try {\n"
@@ -960,13 +1001,20 @@ static const char harness_main[] =
     "    std::_Exit(125);\n"
     "  }\n"
     "  for (auto &t : th) t.join();\n"
+    "  for (int k = 0; k <= j->np; k++)\n"
+    "    if (b[k] && !pfz_intact(g[k])) {\n"
+    "      std::fprintf(stderr, \"ptofuzz harness: a write outside %s\\n\", k < j->np ? \"a GM tensor\" : \"the pipe slot buffer\");\n"
+    "      std::fflush(stderr);\n"
+    "      std::_Exit(124);  // HARNESS_OOB\n"
+    "    }\n"
     "  FILE *o = std::fopen(argv[3], \"wb\");\n"
     "  if (!o) return pfz_fail(\"cannot create the output\");\n"
     "  bool ok = true;\n"
     "  for (int k = 0; k < j->np; k++)\n"
     "    if (j->bytes[k] && std::fwrite(b[k], 1, j->bytes[k], o) != j->bytes[k]) ok = false;\n"
     "  if (std::fclose(o) != 0 || !ok) return pfz_fail(\"cannot write the output\");\n"
-    "  for (void *p : b) std::free(p);\n"
+    "  for (PfzGm &m : g)\n"
+    "    if (m.map) munmap(m.map, m.len);\n"
     "  return 0;\n"
     "}\n";
 
@@ -995,7 +1043,7 @@ static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
   buf_add(&b, "// generated by ptofuzz (oracle/real.c)\n#include \"pto/pto-inst.hpp\"\n");
   if (comm) buf_add(&b, "#include \"pto/comm/pto_comm_inst.hpp\"\n");
   buf_add(&b, "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <exception>\n"
-              "#include <thread>\n#include <vector>\n\n");
+              "#include <thread>\n#include <vector>\n#include <sys/mman.h>\n#include <unistd.h>\n\n");
   for (int k = 0; k < u->n; k++) {
     int i = u->job[k];
     char cpp[PATH_MAX];
@@ -1351,7 +1399,7 @@ static void run_all(Run *R) {
     size_t total = 0;
     for (int k = 0; k < j->np; k++) total += j->p[k].bytes;
     ps[m] = (Proc){.argv = a, .out = pp[3], .err = pp[4], .cwd = R->work, .limit_s = R->run_limit_s,
-                   .max_file = total + (64u << 20)};
+                   .max_file = total + (64u << 20), .envp = run_env};
     idx[m++] = i;
   }
   procs_run(ps, m, R->par);
@@ -1380,6 +1428,8 @@ static void run_all(Run *R) {
       if (!strncmp(line, prog, pl) && !strncmp(line + pl, ": ", 2)) memmove(line, line + pl + 2, strlen(line + pl + 2) + 1);
       if (!WIFEXITED(p->status))
         job_end(R, i, RS_RUN_CRASH, "%s%s%s", signame(WTERMSIG(p->status), sig, sizeof sig), *line ? ": " : "", line);
+      else if (WEXITSTATUS(p->status) == HARNESS_OOB)
+        job_end(R, i, RS_RUN_CRASH, "%s", strstr(line, "a write outside") ? strstr(line, "a write outside") : line);
       else if (WEXITSTATUS(p->status) == HARNESS_FAIL)
         job_end(R, i, RS_TOOL_ERROR, "%s", *line ? line : "the harness failed");
       else

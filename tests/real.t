@@ -38,7 +38,7 @@ done
 rc=$?
 [ $rc = 0 ] && grep -q '^1\.\.[1-9]' "$T/b" && ! grep -q '^not ok' "$T/b"
 ok $? "real-b pto-check --backend=ptoas: every reproducer of corpus/real is ok (exit $rc)"
-[ $rc = 0 ] || sed 's/^/#   /' "$T/b"
+[ $rc = 0 ] || grep -A2 '^not ok' "$T/b" | sed 's/^/#   /' >&2   # stderr: prove shows it, CI logs keep it
 grep -q "^ok [0-9]* - corpus/real/rowsum-few-rows.ptk gives $ROWSUM\$" "$T/b" &&
   grep -q '^ok [0-9]* - corpus/real/clean-c2v.ptk clean$' "$T/b"
 ok $? "real-b the reproducers say what they checked (clean, gives SIGNATURE)"
@@ -64,7 +64,7 @@ grep -q '^not ok 3 - .*c-rowsum-other.ptk # crash|ptoas:up_down|cxx-error|-|cxx|
 ok $? "real-c another signature of the same kind is not ok"
 grep -q "^not ok 4 - .*d-model-mode.ptk # line 1: .*'up_down' is not a real back end's mode" "$T/c"
 ok $? "real-c a model signature in a real expectation is a malformed header"
-[ $rc = 3 ] || sed 's/^/#   /' "$T/c"
+[ $rc = 3 ] || sed 's/^/#   /' "$T/c" >&2
 
 # (d) no ptoas where it is said to be
 PTOAS=/nonexistent "$F" diff corpus/seeds/c2v_only.ptk --backend=ptoas > "$T/d" 2>&1
