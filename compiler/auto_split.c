@@ -335,6 +335,13 @@ static void body(AS *a, Body *b) {
 
 void pass_auto_split(Comp *c, Kernel *k) {
   if (k->split == MODE_NONE || k->explicit_split) return;
+  /* A pure-vector kernel runs unsplit on one lane whatever its split attribute
+   * (DESIGN 14.4). Defect split-pure-vector (pypto #841): the check is missing,
+   * the body is split, and the launch still gives it one lane. */
+  if (!ir_has_cube(&k->body) && !IR_BUG(c, split_pure_vector)) {
+    k->split = MODE_NONE;
+    return;
+  }
   AS a = {.c = c, .k = k, .m = k->split, .ax = MODE_AXIS(k->split)};
   a.cls = ir_alloc(c->A, (size_t)k->nvars + 1);      /* new variables below are scalars */
   a.E = ir_alloc(c->A, ((size_t)k->nvars + 1) * sizeof *a.E);

@@ -102,6 +102,9 @@ void pass_check_split(Comp *c, Kernel *k) {
   if (k->split != MODE_NONE)
     ir_error(c, k->loc, E_SPLIT_BOTH, "kernel '%s' is compiled split(%s) but is written with split_aiv", k->name,
              ir_mode_name(k->split));
+  if (k->explicit_split && !ir_has_cube(&k->body))
+    ir_error(c, k->loc, E_SPLIT_PURE, "kernel '%s' is written with split_aiv but has no cube work: a pure-vector "
+             "kernel runs on one lane (write it unsplit)", k->name);
   CS s = {.c = c, .k = k};
   s.axis = ir_alloc(c->A, (size_t)k->nvars);
   for (int i = 0; i < k->nvars; i++) s.axis[i] = -1;

@@ -119,6 +119,25 @@ bool ir_has_split_aiv(const Body *b) {
   return false;
 }
 
+/* Cube work: a tile in a cube space (mat, acc, left, right), before or after
+ * expand_mixed. A kernel without any is pure-vector (DESIGN 14.4). */
+bool ir_has_cube(const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k == S_OP && s->dst && s->dst->kind == VK_TILE && s->dst->sp != SP_VEC && s->dst->sp != SP_NONE) return true;
+    if (ir_has_cube(&s->body) || ir_has_cube(&s->other)) return true;
+  }
+  return false;
+}
+
+/* How many vector lanes the machine launches for a per-core kernel: two when
+ * its aiv program holds a split_aiv region and the kernel has cube work; a
+ * pure-vector kernel runs on one lane (DESIGN 14.4), split or not. */
+int ir_vector_lanes(const Kernel *k) {
+  const Stmt *aiv = ir_func(k, FN_AIV);
+  return aiv && ir_has_split_aiv(&aiv->body) && ir_has_cube(&k->body) ? 2 : 1;
+}
+
 void ir_body_push(Comp *c, Body *b, Stmt *s) {
   if (b->n == b->cap) {
     int cap = b->cap ? 2 * b->cap : 8;

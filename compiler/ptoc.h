@@ -254,6 +254,8 @@ Var *ir_var_new(Comp *c, Kernel *k, const char *name, VarKind kind, Loc loc);
 Var *ir_temp(Comp *c, Kernel *k, const char *prefix, VarKind kind, Loc loc);  /* unique name */
 Stmt *ir_stmt_op(Comp *c, Loc loc, Var *dst, Op op, int nargs);            /* args zeroed */
 bool ir_has_split_aiv(const Body *b);
+bool ir_has_cube(const Body *b);                /* a tile in mat/acc/left/right */
+int ir_vector_lanes(const Kernel *k);           /* per-core IR: lanes the machine launches */
 void ir_body_push(Comp *c, Body *b, Stmt *s);
 bool ir_aff_const(const Aff *a);
 static inline Aff ir_aff_cst(int c) { return (Aff){.c = c}; }

@@ -110,11 +110,6 @@ typedef struct {
   RealParam *p;
 } JobRef;
 
-static bool uses_lanes(const Kernel *k) {
-  const Stmt *aiv = ir_func(k, FN_AIV);
-  return aiv && ir_has_split_aiv(&aiv->body);
-}
-
 /* What the pops of one compiled variant delivered on the model's machine, per
  * statement and lane: a shape seen every time is what the consumer declares. */
 typedef struct {
@@ -176,7 +171,7 @@ static bool prepare(Case *cs, int v, VarResult *x, RealJob *j, RealParam **pp, R
       j->arch = k->target == TGT_A5 ? "a5" : "a3";
       j->fn_cube = aic && aic->body.n ? nm.aic : NULL;
       j->fn_vec = aiv && aiv->body.n ? nm.aiv : NULL;
-      j->lanes = uses_lanes(k) ? 2 : 1;
+      j->lanes = ir_vector_lanes(k);
       j->slot_bytes = k->target == TGT_A5 ? 0 : PTO_SLOT_BYTES;
       j->np = cs->k->np;
       RealParam *p = ir_alloc(cs->A, sizeof *p * (size_t)(j->np ? j->np : 1));

@@ -462,7 +462,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
   const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
   if (aic) linearize(s, &m->prog[0], &aic->body, false);
   if (aiv) linearize(s, &m->prog[1], &aiv->body, false);
-  m->nlanes = aiv && ir_has_split_aiv(&aiv->body) ? 2 : 1;
+  m->nlanes = ir_vector_lanes(k);
   m->t[m->nt++] = (Task){.prog = 0};
   for (int l = 0; l < m->nlanes; l++) m->t[m->nt++] = (Task){.prog = 1, .lane = l};
   for (int i = 0; i < m->nt; i++) m->t[i].vc[i] = 1;   /* epochs start at 1: nobody has seen any */

@@ -102,8 +102,9 @@ done
 
 # (f) reduce against the real back end: the reproducer padded with statements that do not matter
 cat > "$T/pad.ptk" <<'EOF2'
-# padded: only x, r and the store of R matter to the finding
-kernel rowsum_pad(X: f32[8,32] in, Y: f32[8,32] in, R: f32[8,1] out, P: f32[8,32] out) {
+# padded: only x, r, the store of R and the mat load (the kernel must be mixed) matter
+kernel rowsum_pad(X: f32[8,32] in, Y: f32[8,32] in, R: f32[8,1] out, P: f32[8,32] out, A: f16[16,16] in) {
+  a = load(A, [0, 0], [16, 16], space=mat);
   y = load(Y, [0, 0], [8, 32]);
   x = load(X, [0, 0], [8, 32]);
   z = relu(muls(y, 2.0));
@@ -125,7 +126,7 @@ grep -q '^reduce: check [0-9]* ([0-9]* statements*): ' "$T/f1.err"
 ok $? "real-f progress on stderr, one line per check"
 a=$(echo "$line" | sed 's/reduce: statements \([0-9]*\) -> \([0-9]*\),.*/\1/')
 b=$(echo "$line" | sed 's/reduce: statements \([0-9]*\) -> \([0-9]*\),.*/\2/')
-[ "$a" = 7 ] && [ "$b" -lt "$a" ] && [ "$b" -le 3 ] && ! grep -q 'relu\|muls\|adds\|#' "$T/f1.ptk"
+[ "$a" = 8 ] && [ "$b" -lt "$a" ] && [ "$b" -le 4 ] && ! grep -q 'relu\|muls\|adds\|#' "$T/f1.ptk"
 ok $? "real-f statements shrink ($a -> $b), the padding and the comments are gone"
 sed 's/^/#   /' "$T/f1.ptk"
 "$F" diff "$T/f1.ptk" --backend=ptoas > "$T/f2" 2>&1
@@ -145,7 +146,7 @@ ok $? "real-f a real --signature picks the real back end; --max-calls stops earl
 rc=$?
 sqlite3 "$T/f.db" "SELECT reduced FROM testcase WHERE id = 1" > "$T/f5.stored"
 printf '\n' >> "$T/f5.ptk"
-[ $rc = 0 ] && grep -q "^reduce: statements 7 -> [0-3], .*signature $ROWSUM" "$T/f5.err" && cmp -s "$T/f5.ptk" "$T/f5.stored"
+[ $rc = 0 ] && grep -q "^reduce: statements 8 -> [0-4], .*signature $ROWSUM" "$T/f5.err" && cmp -s "$T/f5.ptk" "$T/f5.stored"
 ok $? "real-f reduce --finding=ID of a real finding uses the real back end and stores the reduced text ($rc)"
 "$F" reduce corpus/seeds/c2v_only.ptk --backend=ptoas > /dev/null 2> "$T/f4.err"
 [ $? = 1 ] && grep -q 'gives no finding on the real back end' "$T/f4.err"

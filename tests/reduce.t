@@ -13,7 +13,10 @@ SIG='miscompile|up_down|-|-|auto_split|tail'
 
 cat > "$T/k.ptk" <<'EOF2'
 # padded: only x and the store of O matter to the finding
-kernel pad(X: f32[15,32] in, Y: f32[8,32] in, O: f32[15,32] out, P: f32[8,32] out) {
+# (the matmul keeps it mixed: a pure-vector kernel is not split, DESIGN 14.4)
+kernel pad(X: f32[15,32] in, Y: f32[8,32] in, O: f32[15,32] out, P: f32[8,32] out, A: f16[16,16] in, Q: f32[16,16] out) {
+  a = load(A, [0, 0], [16, 16], space=mat);
+  store(Q, [0, 0], matmul(a, a));
   y = load(Y, [0, 0], [8, 32]);
   for i in range(0, 3) {
     z = relu(y);

@@ -20,7 +20,8 @@ static const char *const clean_k =
     "}\n";
 /* corpus/real/rowsum-few-rows.ptk */
 static const char *const rowsum_k =
-    "kernel rowsum_few_rows(X: f32[8,32] in, R: f32[8,1] out) {\n"
+    "kernel rowsum_few_rows(X: f32[8,32] in, R: f32[8,1] out, A: f16[16,16] in) {\n"
+    "  a = load(A, [0, 0], [16, 16], space=mat);\n"
     "  x = load(X, [0, 0], [8, 32]);\n"
     "  r = row_sum(x);\n"
     "  store(R, [0, 0], r);\n"
