@@ -46,4 +46,22 @@ done
 "$B/bin/ptofuzz" diff tests/runtime/R-GM-OOB-1.ptk > "$T/low-oob.out" 2>&1
 [ $? = 1 ] && grep -q '^invalid: .*error\[R-GM-OOB\]' "$T/low-oob.out"
 ok $? "diff-lowered-invalid a lowered program whose own run fails is invalid (exit 1, the runtime error)"
+# DESIGN 14.4: a pure-vector kernel is not split, a mixed one is
+cat > "$T/pv.ptk" <<'EOF2'
+kernel pv(X: f32[16,32] in, O: f32[16,32] out) split(up_down) {
+  x = load(X, [0, 0], [16, 32]);
+  store(O, [0, 0], adds(x, 1));
+}
+EOF2
+"$B/bin/ptoc" "$T/pv.ptk" --print-after=auto_split > "$T/pv.out" 2>&1 &&
+  grep -q 'split(none)' "$T/pv.out" && ! grep -q 'split_aiv' "$T/pv.out"
+ok $? "diff-pure-1.1 a pure-vector kernel under split(up_down) is left unsplit by auto_split"
+sed 's/) split(up_down) {/, A: f16[16,16] in) split(up_down) {\n  a = load(A, [0, 0], [16, 16], space=mat);/' "$T/pv.ptk" > "$T/mx.ptk"
+"$B/bin/ptoc" "$T/mx.ptk" --print-after=auto_split > "$T/mx.out" 2>&1 && grep -q 'split_aiv' "$T/mx.out"
+ok $? "diff-pure-1.2 with a mat load on the side it is mixed and split"
+"$B/bin/ptofuzz" diff "$T/pv.ptk" > "$T/pv.diff" 2>&1 && [ "$(grep -c 'outcome=ok' "$T/pv.diff")" = 8 ]
+ok $? "diff-pure-1.3 every variant of the pure-vector kernel is ok"
+"$B/bin/ptofuzz" diff "$T/pv.ptk" --bugs=split-pure-vector > "$T/pv.bug" 2>&1
+[ $? = 3 ] && grep -q 'sig=miscompile|up_down|-|-|[a-z_]*|lane1' "$T/pv.bug"
+ok $? "diff-pure-1.4 with split-pure-vector the split variant loses lane 1's half"
 plan
