@@ -50,6 +50,7 @@ typedef struct {
   int pushE[2][256][2];                         /* the pushed tile's shape */
   int q[2][MAXQ], nq[2];                        /* split codes of popped, not yet freed entries */
   int pipe_slots[2], pipe_bytes[2];
+  int pipe_need[2];                             /* the largest padded entry pushed each way */
   bool has_pipe[2];
   bool has_id[4];                               /* pipe ids in use: dir + 2 for split transfers */
   const PtoNames *nm;
@@ -844,6 +845,13 @@ static void pushes(E *e, const Body *b, int dirf) {
     e->pushv[dir][n][0] = t->svr, e->pushv[dir][n][1] = t->svc;
     e->pushE[dir][n][0] = t->R, e->pushE[dir][n][1] = t->C;
     e->pushcode[dir][n] = (int)ir_pos((Call *)c, 2)->num;
+    /* the slot must hold the entry ptoc emits, padded (F-8): a C2V split entry
+     * is cut at half the padded tile, each half in a slot of its own */
+    int Rp, Cp;
+    pto_shape(t->sp, t->dt, t->R, t->C, &Rp, &Cp);
+    int bytes = Rp * Cp * ir_dtype_bytes(t->dt);
+    if (dir == PIPE_C2V && e->pushcode[dir][n] != MODE_NONE) bytes = (bytes + 1) / 2;
+    if (bytes > e->pipe_need[dir]) e->pipe_need[dir] = bytes;
     /* a V2C half from both lanes: the joined valid is the half's only when every lane's is the same */
     if (dir == PIPE_V2C && e->pushcode[dir][n] != MODE_NONE) {
       int ax = MODE_AXIS(e->pushcode[dir][n]), v = e->pushv[dir][n][ax];
@@ -1024,6 +1032,8 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
   if (aic) pushes(&e, &aic->body, PIPE_C2V);
   if (aiv) pushes(&e, &aiv->body, PIPE_V2C);
+  for (int d = 0; d < 2; d++)                   /* whole 512-byte units, as the model's slots */
+    if (e.pipe_need[d] > e.pipe_bytes[d]) e.pipe_bytes[d] = (e.pipe_need[d] + 511) / 512 * 512;
   fprintf(out, "// %s: ptoc --emit=pto, target %s\n", k->name, k->target == TGT_A5 ? "a5" : "a3");
   fprintf(out, "module attributes {pto.target_arch = \"%s\"} {\n", k->target == TGT_A5 ? "a5" : "a3");
   if (aic && aic->body.n) func(&e, out, aic, nm);
