@@ -689,6 +689,12 @@ __attribute__((format(printf, 4, 5))) static void job_end(Run *R, int i, RealSta
   R->live[i] = false;
 }
 
+/* A stage could not allocate its tables: every job still live ends as a tool error. */
+static void end_live_oom(Run *R) {
+  for (int i = 0; i < R->n; i++)
+    if (R->live[i]) job_end(R, i, RS_TOOL_ERROR, "out of memory");
+}
+
 static bool jpath(const Run *R, int i, const char *ext, char *out, size_t n) {
   return fmt(out, n, "%s/job%d.%s", R->work, i, ext);
 }
@@ -733,8 +739,7 @@ static void ptoas_all(Run *R) {
   int *idx = calloc((size_t)R->n, sizeof *idx);
   int m = 0;
   if (!ps || !paths || !arch || !argv || !idx) {
-    for (int i = 0; i < R->n; i++)
-      if (R->live[i]) job_end(R, i, RS_TOOL_ERROR, "out of memory");
+    end_live_oom(R);
     goto done;
   }
   for (int i = 0; i < R->n; i++) {
@@ -1307,8 +1312,7 @@ static void compile_all(Run *R) {
   int npend = 0, nnext = 0;
   int *ok = malloc((size_t)R->n * sizeof *ok), m = 0;
   if (!ok) {
-    for (int i = 0; i < R->n; i++)
-      if (R->live[i]) job_end(R, i, RS_TOOL_ERROR, "out of memory");
+    end_live_oom(R);
     return;
   }
   for (int i = 0; i < R->n; i++)
@@ -1379,8 +1383,7 @@ static void run_all(Run *R) {
   const char *(*argv)[5] = calloc((size_t)R->n, sizeof *argv);
   int *idx = calloc((size_t)R->n, sizeof *idx), m = 0;
   if (!ps || !paths || !index || !argv || !idx) {
-    for (int i = 0; i < R->n; i++)
-      if (R->live[i]) job_end(R, i, RS_TOOL_ERROR, "out of memory");
+    end_live_oom(R);
     goto done;
   }
   for (int i = 0; i < R->n; i++) {
@@ -1433,7 +1436,7 @@ static void run_all(Run *R) {
       if (!strncmp(line, prog, pl) && !strncmp(line + pl, ": ", 2)) memmove(line, line + pl + 2, strlen(line + pl + 2) + 1);
       if (!WIFEXITED(p->status))
         job_end(R, i, RS_RUN_CRASH, "%s%s%s", signame(WTERMSIG(p->status), sig, sizeof sig), *line ? ": " : "", line);
-      else if (WEXITSTATUS(p->status) == HARNESS_OOB)
+      else if (WEXITSTATUS(p->status) == HARNESS_OOB)   /* the harness's line, without its "ptofuzz harness: " */
         job_end(R, i, RS_RUN_CRASH, "%s", strstr(line, "a write outside") ? strstr(line, "a write outside") : line);
       else if (WEXITSTATUS(p->status) == HARNESS_FAIL)
         job_end(R, i, RS_TOOL_ERROR, "%s", *line ? line : "the harness failed");
