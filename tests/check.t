@@ -10,7 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 unset PTOFUZZ_BUGS
 C="$B/bin/pto-check"
-SEED=corpus/seeds/odd_rows_15.ptk
+SEED="$T/seed.ptk"   # the odd-floor-half reproducer without its header: clean, and a finding with the defect
+grep -v '^#' corpus/regress/odd-floor-half.ptk > "$SEED"
 MADE='miscompile|up_down|-|-|auto_split|made-up'
 fixture() { # DIR NAME HEADER-LINES...: the seed kernel headed by the lines
   d=$1 f=$2
@@ -40,19 +41,14 @@ ok $? "check-1.6 PTOFUZZ_BUGS stands for --bugs"
 
 # A real signature: the first finding `ptofuzz diff` reports with the defect on.
 sig=$("$B/bin/ptofuzz" diff --bugs=odd-floor-half "$SEED" 2>/dev/null | sed -n \
-  's/^variant=\([^ ]*\) schedule=[^ ]* outcome=\([^ ]*\) code=\([^ ]*\) op=\([^ ]*\) pass=\([^ ]*\) pattern=\([^ ]*\)$/\2 \1 \3 \4 \5 \6/p' |
+  's/^variant=\([^ ]*\) schedule=[^ ]* outcome=\([^ ]*\) code=\([^ ]*\) op=\([^ ]*\) pass=\([^ ]*\) pattern=\([^ ]*\) sig=.*$/\2 \1 \3 \4 \5 \6/p' |
   head -n 1 | awk '{m = $2 ~ /^none/ ? "none" : $2; printf "%s|%s|%s|%s|%s|%s", $1, m, $3, $4, $5, $6}')
-if [ -n "$sig" ]; then
-  fixture real real '# expect: clean' "# defect: odd-floor-half -> ${sig%%|*} $sig"
-  "$C" "$T/real" --bugs=odd-floor-half > "$T/o6" 2>&1 && grep -q "^ok 1 - .* clean, --bugs=odd-floor-half gives $sig\$" "$T/o6"
-  ok $? "check-1.7 the signature ptofuzz diff shows ($sig) replays ok with its defect on"
-  "$C" "$T/real" "$T/ok" --bugs=all > "$T/o7" 2>&1
-  [ $? = 3 ] && grep -q '^ok 1 - ' "$T/o7" && grep -q '^not ok 2 - ' "$T/o7"
-  ok $? "check-1.8 several paths: one test point each, in argument order"
-else
-  n=$((n + 1)); echo "ok $n # skip odd-floor-half gives no finding on $SEED yet"
-  n=$((n + 1)); echo "ok $n # skip odd-floor-half gives no finding on $SEED yet"
-fi
+fixture real real '# expect: clean' "# defect: odd-floor-half -> ${sig%%|*} $sig"
+[ -n "$sig" ] && "$C" "$T/real" --bugs=odd-floor-half > "$T/o6" 2>&1 && grep -q "^ok 1 - .* clean, --bugs=odd-floor-half gives $sig\$" "$T/o6"
+ok $? "check-1.7 the signature ptofuzz diff shows ($sig) replays ok with its defect on"
+"$C" "$T/real" "$T/ok" --bugs=all > "$T/o7" 2>&1
+[ $? = 3 ] && grep -q '^ok 1 - ' "$T/o7" && grep -q '^not ok 2 - ' "$T/o7"
+ok $? "check-1.8 several paths: one test point each, in argument order"
 
 # Malformed header lines: not ok with the reason, the other files still run.
 fixture bad a-arrow '# expect: clean' '# defect: odd-floor-half miscompile x|y'
@@ -98,7 +94,7 @@ ok $? "check-3.5 an unknown option exits 1"
 # --backend=ptoas without the real toolchain (real.t checks it with one)
 PTOAS=/nonexistent "$C" --backend=ptoas "$T/ok" > "$T/r1" 2>&1
 [ $? = 0 ] && grep -q '^1\.\.0 # SKIP no real toolchain: ptoas at /nonexistent (\$PTOAS) is missing' "$T/r1"
-ok $? "check-3.6 --backend=ptoas without a toolchain: 1..0 # SKIP no real toolchain: WHY, exit 0"
+ok $? "check-3.6 --backend=ptoas without a toolchain: a skip-all plan (1..0, SKIP no real toolchain: WHY), exit 0"
 PTOAS=/nonexistent "$C" --backend=ptoas "$T/noexp" > "$T/r2" 2>&1
 [ $? = 1 ] && grep -q "no '# expect: clean|SIGNATURE' header line" "$T/r2" && ! grep -q SKIP "$T/r2"
 ok $? "check-3.7 --backend=ptoas: an input error is exit 1, not a skip"
@@ -117,7 +113,7 @@ ok $? "check-3.9 --bugs with --backend=ptoas, an unknown back end, --jobs with t
 mkdir -p "$T/empty"
 out=$("$C" "$T/empty")
 [ $? = 0 ] && [ "$out" = '1..0 # SKIP no reproducers' ]
-ok $? "check-4.1 an empty directory: 1..0 # SKIP, exit 0"
+ok $? "check-4.1 an empty directory: a skip-all plan (1..0 and SKIP), exit 0"
 fixture inv inv '# expect: clean'
 printf 'kernel broken(A: f32[4,4] in) { x = nope(A); }\n' >> "$T/inv/inv.ptk"
 "$C" "$T/inv" > "$T/i1" 2>&1

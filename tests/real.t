@@ -74,7 +74,7 @@ ok $? "real-d PTOAS=/nonexistent: diff --backend=ptoas exits 2 with error[E-TOOL
 PTOAS=/nonexistent "$C" --backend=ptoas > "$T/d2" 2>&1
 rc=$?
 [ $rc = 0 ] && grep -q '^1\.\.0 # SKIP no real toolchain: ptoas at /nonexistent' "$T/d2"
-ok $? "real-d PTOAS=/nonexistent: pto-check --backend=ptoas is 1..0 # SKIP, exit 0 ($rc)"
+ok $? "real-d PTOAS=/nonexistent: pto-check --backend=ptoas prints a skip-all plan (1..0 and SKIP), exit 0 ($rc)"
 
 # (e) ptoc --emit=pto: PTO-AS, or a documented unsupported
 for f in corpus/seeds/*.ptk; do
