@@ -34,6 +34,7 @@ typedef struct {
   Var *lane;
   uint8_t *cls;                                 /* by var id (tiles only) */
   int *E;                                       /* global extent on the axis of a HALF tile */
+  int T[IR_MAXDIM + 1];                         /* by box extent: a rebalanced lane stride, 0 none */
   Body *out;
 } AS;
 
@@ -89,6 +90,15 @@ static bool contained(AS *a, const Aff *r0, int h, int S, int i, int64_t acc) {
   return true;
 }
 
+/* A rebalanced stride T covers [0, 2T) of a box E: the producer's valid
+ * extent V must lie inside (else its rows past 2T would be in no lane). */
+static void covered(AS *a, const Stmt *st, int E, Aff V, int T) {
+  if (E > IR_MAXDIM || !a->T[E] || 2 * T >= E) return;
+  if (!ir_aff_const(&V) || V.c > 2 * T)
+    UNSUP(st->loc, E_SPLIT_EXTENT, "lanes of %d (rebalanced for this %d box) cannot hold %s valid", T, E,
+          ir_aff_const(&V) ? "its" : "a run-time");
+}
+
 /* Set the split-axis component of the call's valid= bound (adding the keyword,
  * with the other component at its full extent, when it is absent). */
 static void set_valid(AS *a, Call *c, int R, int C, Aff axis) {
@@ -102,15 +112,64 @@ static void set_valid(AS *a, Call *c, int R, int C, Aff axis) {
   v->ix[a->ax] = axis;
 }
 
+/* DESIGN 14.6: a C2V transfer pins the extent it does not place per lane.
+ * Under left_right the valid columns must be the box's; under up_down, lanes
+ * with different row counts need every column valid. A run-time extent is
+ * refused where it matters (the machine checks the same at the pop). */
+static void narrowed(AS *a, const Stmt *st, const Var *x, int S) {
+  if (a->ax == 1) {
+    if (x->svc != x->C)
+      UNSUP(st->loc, E_SPLIT_NARROW, "left_right C2V of %s valid columns of a %d box: the transfer pins the column "
+            "extent", x->svc < 0 ? "a run-time number of" : "fewer", x->C);
+    return;
+  }
+  if (x->svc == x->C) return;
+  int v0 = x->svr < 0 ? -1 : ir_lane_valid(x->svr, S, 0), v1 = x->svr < 0 ? -1 : ir_lane_valid(x->svr, S, 1);
+  if (v0 >= 0 && !(v1 && v0 != v1)) return;
+  UNSUP(st->loc, E_SPLIT_NARROW, "up_down C2V with per-lane rows and %s valid columns of a %d box", 
+          x->svc < 0 ? "a run-time number of" : "fewer", x->C);
+}
+
 static Arg *idx_arg(Call *c, int i) {
   Arg *x = ir_pos(c, i);
   ASSERT(x && x->k == A_IDX);
   return x;
 }
 
-/* S = ceil(E/2). Defect odd-floor-half: the row half (up_down) is floor(E/2),
- * so lane 1 of an odd row extent stops one row short. */
-static int half(const AS *a, int E) { return IR_BUG(a->c, odd_floor_half) && a->ax == 0 ? E / 2 : (E + 1) / 2; }
+/* The lane stride of a box extent E: ceil(E/2), or the rebalanced stride a
+ * transfer of that box needs (rebalance). Defect odd-floor-half: the row half
+ * (up_down) is floor(E/2), so lane 1 of an odd row extent stops one row short;
+ * defect lr-odd-unpadded (pypto #2652): an odd column extent under left_right
+ * is neither padded to ceil nor refused, the same floor on the other axis. */
+static int half(const AS *a, int E) {
+  if (E <= IR_MAXDIM && a->T[E]) return a->T[E];
+  bool floor = a->ax == 0 ? IR_BUG(a->c, odd_floor_half) : IR_BUG(a->c, lr_odd_unpadded);
+  return floor ? E / 2 : (E + 1) / 2;
+}
+
+/* DESIGN 14.2: a C2V transfer of box E with V valid on the axis whose box
+ * partition fits no split code (13 of 16: 8 and 5) is rebalanced to the
+ * stride ceil(V/2) (7 and 6, code 3). Every halved tile of that box extent
+ * takes the stride, so the tiles a transfer meets stay aligned with it. */
+static void rebalance(AS *a, const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *st = b->v[i];
+    if (st->k != S_OP) {
+      rebalance(a, &st->body);
+      continue;
+    }
+    if (st->rhs.k != A_CALL) continue;
+    const Call *c = st->rhs.call;
+    if (ir_ops[c->op].kind != K_MOVE || c->args[1].e != SP_VEC || c->args[0].var->sp == SP_VEC) continue;
+    const Var *x = c->args[0].var;
+    int E = ext(x, a->ax), V = a->ax ? x->svc : x->svr;
+    if (E == 1 || V < 0 || ir_split_code(a->ax, E, V, half(a, E)) >= 0) continue;
+    int T = (V + 1) / 2;
+    if (a->T[E] && a->T[E] != T)
+      UNSUP(st->loc, E_SPLIT_EXTENT, "two transfers of a %d box need lane strides %d and %d", E, a->T[E], T);
+    a->T[E] = T;
+  }
+}
 #define SOF(a, v) half((a), (a)->E[(v)->id])
 
 /* Record the class (and global extent E) of an assignment's destination; a
@@ -157,6 +216,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     if (E == 1) return define(a, st, CL_REPL, 0);
     S = half(a, E);
     Arg *v = ir_kwarg(c, KW_VALID);
+    covered(a, st, E, v ? v->ix[ax] : cst(E), S);
     /* defect valid-not-localized: only a valid= bound is localised; without one
      * each lane gets the global extent E */
     Aff loc = !v && IR_BUG(a->c, valid_not_localized) ? cst(E) : localise(a, st->loc, v ? v->ix[ax] : cst(E), S);
@@ -172,6 +232,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     S = half(a, E);
     sh->ix[ax] = cst(S);
     Arg *v = ir_kwarg(c, KW_VALID);
+    covered(a, st, E, v ? v->ix[ax] : cst(E), S);
     Aff loc = localise(a, st->loc, v ? v->ix[ax] : cst(E), S);
     if (v || !ir_aff_const(&loc) || loc.c != S) set_valid(a, c, sh->ix[0].c, sh->ix[1].c, loc);
     return define(a, st, CL_HALF, E);
@@ -206,12 +267,21 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Var *x = c->args[0].var;
     E = ext(x, ax);
     if (E == 1) return define(a, st, CL_REPL, 0);
-    int S0 = half(a, E), S1 = E - S0;           /* lane extents: codes 1/2 equal, 3/4 lane 0 one more */
-    if (S0 != S1 && S0 != S1 + 1)
-      UNSUP(st->loc, E_SPLIT_EXTENT, "C2V transfer of extent %d: lane extents %d and %d fit no split code", E, S0, S1);
+    S = half(a, E);
+    int V = ax ? x->svc : x->svr;
+    narrowed(a, st, x, S);
+    if (ir_split_code(ax, E, V < 0 ? -1 : V, S) < 0 || (V < 0 && 2 * S < E))
+      UNSUP(st->loc, E_SPLIT_EXTENT, "C2V transfer of %d valid of %d: lanes of %d hold %d and %d, no split code "
+            "fits", V, E, S, ir_lane_valid(V, S, 0), ir_lane_valid(V, S, 1));
     c->op = OP_aiv_shard;
     c->args[1].k = A_MODE;
-    c->args[1].e = S0 != S1 ? (ax ? MODE_LR_ODD : MODE_UD_ODD) : a->m;
+    c->args[1].e = a->m;                        /* the axis; expand_mixed derives the code */
+    if (S != (E + 1) / 2) {
+      Arg *sa = ir_kwarg_add(a->c, c, KW_STRIDE);
+      sa->k = A_NUM;
+      sa->isint = true;
+      sa->num = S;
+    }
     return define(a, st, CL_HALF, E);
   }
   case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_REXP: case K_CEXP: {
@@ -281,6 +351,10 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
 static void store_stmt(AS *a, Call *c) {
   Var *t = c->args[2].var;
   int cl = a->cls[t->id];
+  /* defect unsplit-store-both-lanes: whether the tile is whole is read from
+   * its lane extent, so a halved tile of one row (column) per lane is stored
+   * like a whole one: both lanes, no lane offset */
+  if (cl == CL_HALF && IR_BUG(a->c, unsplit_store_both_lanes) && SOF(a, t) == 1) return;
   if (cl == CL_HALF) {
     Arg *o = idx_arg(c, 1);
     /* defect subblock-outside-zero: the lane index is read outside split_aiv, where it is 0 */
@@ -289,11 +363,9 @@ static void store_stmt(AS *a, Call *c) {
      * left_right the lane offset also lands on the rows */
     for (int d = IR_BUG(a->c, store_axis_swap) ? 0 : a->ax; d <= a->ax; d++)
       o->ix[d] = plus_lane(a, o->ix[d], SOF(a, t));
-  } else if (cl == CL_REPL && !IR_BUG(a->c, unsplit_store_both_lanes)) {   /* defect: both lanes store */
-    Arg *l = ir_kwarg_add(a->c, c, KW_LANE);   /* lane=0: lane 0 only */
-    l->k = A_NUM;
-    l->isint = true;
   }
+  /* a whole tile is stored from both lanes: the same bytes to the same
+   * addresses (DESIGN 14.5; the machine checks them, R-REPLICA) */
 }
 
 static void body(AS *a, Body *b) {
@@ -315,13 +387,23 @@ static void body(AS *a, Body *b) {
         Var *x = c->args[0].var;             /* V2C */
         int cl = a->cls[x->id];
         if (cl == CL_OWN) UNSUP(st->loc, E_SPLIT_SLICE, "a sub-slice along the split axis cannot cross to the cube");
+        if (cl == CL_REPL)                      /* DESIGN 14.5 */
+          UNSUP(st->loc, E_SPLIT_WHOLE, "a whole (extent-1) tile cannot cross vector -> cube under %s: keep it on "
+                "the vector side", ir_mode_name(a->m));
         if (cl == CL_HALF) {
-          if (ext(st->dst, a->ax) % 2)
-            UNSUP(st->loc, E_SPLIT_EXTENT, "V2C transfer of an odd extent %d: vector-to-cube needs equal halves",
-                  ext(st->dst, a->ax));
+          int E = ext(st->dst, a->ax);
+          if (2 * SOF(a, x) != E)
+            UNSUP(st->loc, E_SPLIT_EXTENT, "V2C transfer of extent %d in lanes of %d: vector-to-cube needs equal "
+                  "halves", E, SOF(a, x));
           c->op = OP_aic_gather;
           c->args[1].k = A_MODE;
           c->args[1].e = a->m;
+          if (st->dst->svr >= 0 && st->dst->svc >= 0) {   /* the joined valid shape, known before the split */
+            Arg *jv = ir_kwarg_add(a->c, c, KW_VALID);
+            jv->k = A_IDX;
+            jv->ix[0] = cst(st->dst->svr);
+            jv->ix[1] = cst(st->dst->svc);
+          }
         }
       } else if (c->ty.k == TY_TILE && c->ty.sp == SP_VEC) {
         vector_stmt(a, st, c);
@@ -349,6 +431,7 @@ void pass_auto_split(Comp *c, Kernel *k) {
   for (int i = 0; i < k->nvars && ln; i++)
     if (!strcmp(k->vars[i]->name, ln)) ln = NULL;
   a.lane = ln ? ir_var_new(c, k, ln, VK_LANE, k->loc) : ir_temp(c, k, "lane", VK_LANE, k->loc);
+  rebalance(&a, &k->body);
   body(&a, &k->body);
   Stmt *sp = ir_alloc(c->A, sizeof *sp);
   sp->k = S_SPLIT;

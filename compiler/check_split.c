@@ -1,13 +1,16 @@
 /* check_split.c — pass 5: validates the explicit split form (written by the
  * user or made by auto_split); consumes and produces the same IR. User
- * errors: a split attribute together with split_aiv; aiv_shard whose mode
- * does not match the parity of the extent (up_down/left_right need an even
- * extent, the _odd modes an odd one); aic_gather with an odd mode or a mode
- * on another axis than the aiv_shard its value came from; a store of a half
- * tile whose offset on the split axis is not `lane * half + c` (with no lane
- * term on the other axis); two split axes in one kernel unless
- * --allow-mixed-modes. A cube op fed a half tile and subblock_idx() outside
- * split_aiv are already rejected by the typechecker (E-LANE, E-SCOPE). */
+ * errors: a split attribute together with split_aiv (E-SPLIT-BOTH); split_aiv
+ * without cube work (E-SPLIT-PURE); an aiv_shard whose lanes' valid counts
+ * fit no split code (E-SPLIT-PLACE) or that narrows the extent the transfer
+ * pins (E-SHARD-NARROW); a lane value moved to the cube (E-SHARD-WHOLE);
+ * aic_gather on another axis than the aiv_shard its value came from
+ * (E-SPLIT-MODE); a store of a half tile whose offset on the split axis is not
+ * `lane * half + c` with no lane term on the other axis (E-SPLIT-STORE); two
+ * split axes in one split_aiv region unless --allow-mixed-modes
+ * (E-SPLIT-MIXED; separate regions may use different axes). A cube op fed a
+ * half tile and subblock_idx() outside split_aiv are already rejected by the
+ * typechecker (E-LANE, E-SCOPE). */
 #include "ptoc.h"
 
 typedef struct {
@@ -35,9 +38,33 @@ static void use_axis(CS *s, Loc l, int ax) {
   if (!s->first.line) s->first = l;
 }
 
+/* DESIGN 14.1, 14.2 and 14.6 for an aiv_shard of a tile whose valid extents
+ * are known: lanes of P hold clamp(V - l*P, 0, P); the counts must fit a
+ * split code (an explicit shard is not rebalanced), and the transfer pins the
+ * extent it does not place per lane. A run-time V is checked by the machine. */
+static void shard(CS *s, const Stmt *st, const Call *c, int ax) {
+  const Var *x = c->args[0].var;
+  int E = ax ? x->C : x->R, V = ax ? x->svc : x->svr, P = ax ? st->dst->C : st->dst->R;
+  use_axis(s, c->loc, ax);
+  if (ax == 1 && x->svc >= 0 && x->svc < x->C)
+    ir_error(s->c, c->loc, E_SHARD_NARROW, "aiv_shard left_right of %d valid columns of %d: the transfer pins the "
+             "column extent", x->svc, x->C);
+  if (ax == 0 && x->svr >= 0 && x->svc >= 0 && x->svc < x->C) {
+    int v0 = ir_lane_valid(x->svr, P, 0), v1 = ir_lane_valid(x->svr, P, 1);
+    if (v1 && v0 != v1)
+      ir_error(s->c, c->loc, E_SHARD_NARROW, "aiv_shard up_down with per-lane rows (%d and %d) and %d valid "
+               "columns of %d", v0, v1, x->svc, x->C);
+  }
+  if (V >= 0 && ir_split_code(ax, E, V, P) < 0)
+    ir_error(s->c, c->loc, E_SPLIT_PLACE, "aiv_shard of %d valid of %d in lanes of %d: lane 0 holds %d, lane 1 "
+             "holds %d; no split code places them (equal, or lane 0 one more); rebalance with stride=%d",
+             V, E, P, ir_lane_valid(V, P, 0), ir_lane_valid(V, P, 1), (V + 1) / 2);
+}
+
 static void body(CS *s, Body *b) {
   for (int i = 0; i < b->n; i++) {
     Stmt *st = b->v[i];
+    if (st->k == S_SPLIT) s->axes = 0, s->first = (Loc){0};   /* each region has its own axis */
     if (st->k != S_OP) {
       body(s, &st->body);
       body(s, &st->other);
@@ -52,20 +79,20 @@ static void body(CS *s, Body *b) {
     switch (ir_ops[c->op].kind) {
     case K_SHARD: {
       Mode m = (Mode)c->args[1].e;
-      const Var *x = c->args[0].var;
-      int E = MODE_AXIS(m) ? x->C : x->R;
-      use_axis(s, c->loc, MODE_AXIS(m));
-      if ((E % 2 == 1) != MODE_ODD(m))
-        ir_error(s->c, c->args[1].loc, E_SPLIT_ODD, "aiv_shard: extent %d is %s; use %s", E, E % 2 ? "odd" : "even",
-                 ir_mode_name(E % 2 ? (MODE_AXIS(m) ? MODE_LR_ODD : MODE_UD_ODD) : (MODE_AXIS(m) ? MODE_LR : MODE_UD)));
+      if (m == MODE_NONE) break;                /* whole tiles: a task-parallel region */
+      shard(s, st, c, MODE_AXIS(m));
       ax = MODE_AXIS(m);
       break;
     }
+    case K_MOVE:
+      if (c->args[0].var->lane && c->args[1].e != SP_VEC)
+        ir_error(s->c, c->loc, E_SHARD_WHOLE, "move of the lane value '%s' to %s inside split_aiv: a whole tile "
+                 "may not cross vector -> cube under a split (use aic_gather, or keep it on the vector side)",
+                 c->args[0].var->name, ir_space_name((Space)c->args[1].e));
+      break;
     case K_JOIN: {
       Mode m = (Mode)c->args[1].e;
       use_axis(s, c->loc, MODE_AXIS(m));
-      if (MODE_ODD(m))
-        ir_error(s->c, c->args[1].loc, E_SPLIT_ODD, "aic_gather needs equal halves; %s is not allowed", ir_mode_name(m));
       int from = c->args[0].k == A_VAR ? s->axis[c->args[0].var->id] : -1;
       if (from >= 0 && from != MODE_AXIS(m))
         ir_error(s->c, c->args[1].loc, E_SPLIT_MODE, "aic_gather %s of a value sharded %s", ir_mode_name(m),

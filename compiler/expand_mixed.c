@@ -115,13 +115,15 @@ static void place_frees(EM *e, Body *b) {
   typedef struct {
     Var *v;
     int dir, at;
+    bool split;                                 /* a lane's part of a split C2V entry */
   } Pop;
   Pop pops[256];
   int np = 0;
   for (int i = 0; i < b->n; i++) {
     Stmt *s = b->v[i];
     if (s->k == S_OP && s->rhs.k == A_CALL && s->rhs.call->op == OP_tpop && np < 256)
-      pops[np++] = (Pop){s->dst, s->rhs.call->args[0].e, i};
+      pops[np++] = (Pop){s->dst, s->rhs.call->args[0].e, i,
+                         s->rhs.call->args[0].e == PIPE_C2V && s->rhs.call->args[3].num != 0};
   }
   if (!np) return;
   int last[256];
@@ -136,11 +138,18 @@ static void place_frees(EM *e, Body *b) {
     if (last[p] < prev[d]) last[p] = prev[d];
     prev[d] = last[p];
   }
-  /* live count per direction at each point */
+  /* live count per direction at each point. slot-oversubscribe (pypto-lib
+   * #1194): a split entry is counted as the half tile each lane holds, so two
+   * live aiv_shard results take one slot in the count (four live: two slots). */
+  bool halves = IR_BUG(e->c, slot_oversubscribe);
   for (int i = 0; i < b->n; i++) {
-    int live[2] = {0, 0};
+    int live[2] = {0, 0}, split = 0;
     for (int p = 0; p < np; p++)
-      if (pops[p].at <= i && i <= last[p]) live[pops[p].dir]++;
+      if (pops[p].at <= i && i <= last[p]) {
+        if (halves && pops[p].split) split++;
+        else live[pops[p].dir]++;
+      }
+    live[PIPE_C2V] += (split + 1) / 2;
     for (int d = 0; d < 2; d++)
       if (live[d] > e->depth[d]) e->depth[d] = live[d];
   }
@@ -200,10 +209,23 @@ static Var *lane0_half(EM *e, Stmt *s, Var *h, int code, Var *lane, Body *vb) {
   return x;
 }
 
+/* The split code of an aiv_shard on its axis, from the lanes' valid counts
+ * (DESIGN 14.1): lane l holds clamp(V - l*P, 0, P) of the source's V valid,
+ * P the lane extent (the stride). */
+static int shard_code(const Stmt *s, const Var *src, const Var *dst, int mode) {
+  int ax = MODE_AXIS(mode), E = ax ? src->C : src->R, V = ax ? src->svc : src->svr, P = ax ? dst->C : dst->R;
+  if (V < 0) V = -1;
+  int code = ir_split_code(ax, E, V, P);
+  if (code < 0) die("%d:%d: aiv_shard of %d valid in lanes of %d escaped check_split", s->loc.line, s->loc.col, V, P);
+  return code;
+}
+
 static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb, Var *lane) {
   Call *c = s->rhs.call;
   Var *src = c->args[0].var, *dst = s->dst;
   int code = c->op == OP_move ? 0 : c->args[1].e;
+  int ax = MODE_AXIS(code);
+  if (c->op == OP_aiv_shard && code) code = shard_code(s, src, dst, code);
   if (dir == PIPE_V2C && code == MODE_UD && lane && IR_BUG(e->c, pop_drops_lane1))   /* a row join */
     src = lane0_half(e, s, src, code, lane, vb);
   /* The join axis of a split V2C pop, from the joined shape: rows when it has
@@ -225,6 +247,12 @@ static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb, Var *lane) {
   pa[2].k = A_IDX;
   pa[2].ix[0] = (Aff){.c = dst->R};
   pa[2].ix[1] = (Aff){.c = dst->C};
+  /* The pop's extent on the split axis is where lane 1's band starts.
+   * placement-from-box (PTOAS #1368): it is taken from the box partition
+   * ceil(E/2), not from the lanes' valid counts (the stride), so a rebalanced
+   * transfer puts lane 1's band one or more rows past where its stores go. */
+  if (c->op == OP_aiv_shard && code && IR_BUG(e->c, placement_from_box))
+    pa[2].ix[ax].c = ((ax ? src->C : src->R) + 1) / 2;
   set_int(&pa[3], pcode);
   const Var *whole = dir == PIPE_C2V ? src : dst;   /* the full tile, in the consumer's layout */
   int64_t full = ir_tile_bytes(dir == PIPE_C2V ? SP_VEC : SP_MAT, whole->dt, whole->R, whole->C);

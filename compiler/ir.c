@@ -50,7 +50,7 @@ void ir_bugs_format(uint32_t set, char *buf, size_t n) {
 }
 
 static const char *const kwnames[KW_N] = {"", "valid", "space", "trans_b", "block_size",
-                                          "size", "max_indices", "col_off", "lane", "window", "rows", "part"};
+                                          "size", "max_indices", "col_off", "lane", "window", "rows", "part", "stride"};
 const char *ir_kw_name(Kw k) { return k < KW_N ? kwnames[k] : "?"; }
 const char *ir_dtype_name(Dtype d) { return d == DT_F32 ? "f32" : d == DT_F16 ? "f16" : "i32"; }
 const char *ir_space_name(Space s) {
@@ -133,6 +133,24 @@ bool ir_has_cube(const Body *b) {
 /* How many vector lanes the machine launches for a per-core kernel: two when
  * its aiv program holds a split_aiv region and the kernel has cube work; a
  * pure-vector kernel runs on one lane (DESIGN 14.4), split or not. */
+int ir_lane_valid(int V, int P, int lane) {
+  int v = V - lane * P;
+  return v < 0 ? 0 : v > P ? P : v;
+}
+
+/* Codes 1/2 when the lanes hold equal counts, 3/4 when lane 0 holds one more:
+ * the code's parity is the parity of V, which PTOAS checks. An empty lane 1
+ * fits either and takes V's parity; an unknown V takes the box's (the
+ * machine checks the counts at run time). */
+int ir_split_code(int ax, int E, int V, int P) {
+  int even = ax ? MODE_LR : MODE_UD, odd = ax ? MODE_LR_ODD : MODE_UD_ODD;
+  if (V < 0) return 2 * P - E == 1 ? odd : even;
+  int v0 = ir_lane_valid(V, P, 0), v1 = ir_lane_valid(V, P, 1);
+  if (V > 2 * P) return -1;
+  if (!v1) return V % 2 ? odd : even;
+  return v0 == v1 ? even : v0 == v1 + 1 ? odd : -1;
+}
+
 int ir_vector_lanes(const Kernel *k) {
   const Stmt *aiv = ir_func(k, FN_AIV);
   return aiv && ir_has_split_aiv(&aiv->body) && ir_has_cube(&k->body) ? 2 : 1;

@@ -310,7 +310,7 @@ static void arg(P *p, Arg *a) {
     next(p);
     a->k = A_DTYPE;
     a->e = word(t, dtypes);
-  } else if (t->k == TK_IDENT && word(t, modes) > 0) {
+  } else if (t->k == TK_IDENT && word(t, modes) >= 0) {
     next(p);
     a->k = A_MODE;
     a->e = word(t, modes);

@@ -102,7 +102,7 @@ typedef enum {
   K_MOVE, K_ISCALAR, K_PIPE, K_TPUSH, K_TPOP, K_TFREE, K_SYNC, K_GMREAD, K_ALLOC, K_GROW, K_TLOAD, K_N
 } OpKind;
 typedef enum { KW_NONE, KW_VALID, KW_SPACE, KW_TRANS_B, KW_BLOCK_SIZE, KW_SIZE,
-               KW_MAX_INDICES, KW_COL_OFF, KW_LANE, KW_WINDOW, KW_ROWS, KW_PART, KW_N } Kw;
+               KW_MAX_INDICES, KW_COL_OFF, KW_LANE, KW_WINDOW, KW_ROWS, KW_PART, KW_STRIDE, KW_N } Kw;
 #define KWB(k) (1u << KW_##k)
 
 typedef enum {
@@ -256,6 +256,10 @@ Stmt *ir_stmt_op(Comp *c, Loc loc, Var *dst, Op op, int nargs);            /* ar
 bool ir_has_split_aiv(const Body *b);
 bool ir_has_cube(const Body *b);                /* a tile in mat/acc/left/right */
 int ir_vector_lanes(const Kernel *k);           /* per-core IR: lanes the machine launches */
+/* DESIGN 14.1: lane l of a split transfer holds clamp(V - l*P, 0, P) of the V
+ * valid (lane extent P); the code comes from those counts. */
+int ir_lane_valid(int V, int P, int lane);
+int ir_split_code(int ax, int E, int V, int P);  /* -1: no code fits; V < 0: unknown */
 void ir_body_push(Comp *c, Body *b, Stmt *s);
 bool ir_aff_const(const Aff *a);
 static inline Aff ir_aff_cst(int c) { return (Aff){.c = c}; }

@@ -114,9 +114,13 @@ static Space space_kw(T *t, Call *c) {
   return (Space)a->e;
 }
 
-static Mode mode_arg(T *t, Call *c, Arg *a) {
-  if (a->k != A_MODE || a->e == MODE_NONE)
-    ERR(a->loc, E_ARG, "%s: expected up_down, left_right, up_down_odd or left_right_odd", opn(c));
+/* The split axis of aiv_shard / aic_gather (DESIGN 14.3: the source names
+ * the axis, the compiler derives the code). The _odd spellings are aliases of
+ * their axis, rewritten here; `none` only where the op allows it. */
+static Mode mode_arg(T *t, Call *c, Arg *a, bool none) {
+  if (a->k != A_MODE || (a->e == MODE_NONE && !none))
+    ERR(a->loc, E_ARG, "%s: expected up_down or left_right%s", opn(c), none ? " or none" : "");
+  if (MODE_ODD(a->e)) a->e = MODE_AXIS(a->e) ? MODE_LR : MODE_UD;
   return (Mode)a->e;
 }
 
@@ -482,12 +486,16 @@ static Type check_call(T *t, Call *c) {
     a = tile_of(t, c, x, "the operand");
     if (a.lane) ERR(x->loc, E_LANE, "aiv_shard: operand is already a lane value");
     if (a.sp == SP_VEC) ERR(x->loc, E_SPACE, "aiv_shard: operand must be a cube tile (mat or acc)");
-    Mode m = mode_arg(t, c, pos(t, c, 1));
+    Mode m = mode_arg(t, c, pos(t, c, 1), true);
     r = a;
     r.sp = SP_VEC;
+    if (m == MODE_NONE) {                       /* the whole tile to both lanes */
+      if (ir_kwarg(c, KW_STRIDE)) ERR(ir_kwarg(c, KW_STRIDE)->loc, E_ARG, "aiv_shard: mode none takes no stride");
+      break;
+    }
     int *e = MODE_AXIS(m) == 0 ? &r.R : &r.C, *v = MODE_AXIS(m) == 0 ? &r.vr : &r.vc;
-    int S = (*e + 1) / 2;
-    int v0 = *v < 0 ? -1 : clampi(*v, 0, S), v1 = *v < 0 ? -1 : clampi(*v - S, 0, S);
+    int S = int_kw(t, c, KW_STRIDE, (*e + 1) / 2, 1, *e, false, E_RANGE);
+    int v0 = *v < 0 ? -1 : ir_lane_valid(*v, S, 0), v1 = *v < 0 ? -1 : ir_lane_valid(*v, S, 1);
     *e = S;
     *v = v0 == v1 ? v0 : -1;
     break;
@@ -497,13 +505,28 @@ static Type check_call(T *t, Call *c) {
     Arg *x = pos(t, c, 0);
     a = tile_of(t, c, x, "the operand");
     if (!a.lane) ERR(x->loc, E_LANE, "aic_gather: operand must be a lane value (made inside this split_aiv)");
-    Mode m = mode_arg(t, c, pos(t, c, 1));
+    Mode m = mode_arg(t, c, pos(t, c, 1), false);
     r = a;
     r.sp = SP_MAT;
-    int *e = MODE_AXIS(m) == 0 ? &r.R : &r.C;
+    int ax = MODE_AXIS(m), *e = ax ? &r.C : &r.R, P = *e, *v = ax ? &r.vc : &r.vr;
     *e *= 2;
     if (*e > IR_MAXDIM) ERR(c->loc, E_DIM, "aic_gather: joined tile has dimension %d, more than %d", *e, IR_MAXDIM);
-    r.vr = r.vc = -1;
+    /* DESIGN 14.6: the lanes re-join positionally, lane 1 at lane 0's extent P.
+     * Both lanes holding the same 0 < V < P is not a rectangle. Lanes that
+     * differ leave the joined extent to valid= (else unknown). */
+    if (*v > 0 && *v < P)
+      ERR(c->loc, E_SPLIT_RAGGED, "aic_gather: each lane holds %d of %d on the %s axis; lane 0's band ends short of "
+          "lane 1's, so the joined tile is not a rectangle", *v, P, ax ? "column" : "row");
+    if (*v == P) *v = 2 * P;
+    Arg *jv = ir_kwarg(c, KW_VALID);
+    if (jv) {
+      if (jv->k != A_IDX || !ir_aff_const(&jv->ix[0]) || !ir_aff_const(&jv->ix[1]))
+        ERR(jv->loc, E_ARG, "aic_gather: valid= takes constant extents");
+      if (jv->ix[0].c < 0 || jv->ix[0].c > r.R || jv->ix[1].c < 0 || jv->ix[1].c > r.C)
+        ERR(jv->loc, E_VALID, "aic_gather: valid [%d, %d] outside the joined [%d, %d]", jv->ix[0].c, jv->ix[1].c, r.R,
+            r.C);
+      r.vr = jv->ix[0].c, r.vc = jv->ix[1].c;
+    }
     lane_ok = true;
     break;
   }

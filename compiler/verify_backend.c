@@ -158,9 +158,9 @@ static void call(VB *v, const Stmt *s, const Call *c) {
     if (dir == PIPE_V2C && code > 2) FAIL(c->loc, B_PIPE, "V2C takes even split codes (0, 1, 2), got %d", code);
     if (c->op == OP_tpush && dir == PIPE_C2V) {
       const Var *t = c->args[1].var;
-      int E = (code == 1 || code == 3) ? t->R : t->C;
-      if ((code == 1 || code == 2) && E % 2) FAIL(c->loc, B_PIPE, "split code %d needs an even extent, got %d", code, E);
-      if ((code == 3 || code == 4) && !(E % 2)) FAIL(c->loc, B_PIPE, "split code %d needs an odd extent, got %d", code, E);
+      int V = (code == 1 || code == 3) ? t->svr : t->svc;   /* PTOAS: the code's parity is the valid count's */
+      if (code && V >= 0 && (code >= 3) != (V % 2 == 1))
+        FAIL(c->loc, B_PIPE, "split code %d needs an %s valid extent, got %d", code, code >= 3 ? "odd" : "even", V);
       int64_t by = ir_tile_bytes(SP_VEC, t->dt, t->R, t->C);
       if (by > v->slot[dir]) FAIL(c->loc, B_PIPE, "C2V entry of %lld bytes, slot of %lld", (long long)by, (long long)v->slot[dir]);
     }

@@ -119,7 +119,7 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   /* explicit split_aiv kernels */                                                                     \
   P(p_explicit_split, 0.08, "the kernel is written with split_aiv")                                   \
   P(p_explicit_left_right, 0.3, "an explicit kernel splits columns")                                  \
-  P(p_explicit_odd, 0.3, "an explicit kernel shards an odd extent (up_down_odd / left_right_odd)")   \
+  P(p_explicit_odd, 0.3, "an explicit kernel shards an odd extent (lanes of ceil and floor)")      \
   P(p_explicit_gather, 0.6, "an explicit kernel joins halves with aic_gather for a cube matmul")      \
   P(p_explicit_loop, 0.3, "the split_aiv region sits in a loop over key blocks")                      \
   P(p_lane_scalar, 0.4, "lane offsets use a subblock_idx() scalar")                                   \
@@ -176,7 +176,7 @@ typedef enum {
 } FzOp;
 
 typedef enum { FZ_KW_NONE, FZ_KW_VALID, FZ_KW_SPACE, FZ_KW_TRANS_B, FZ_KW_BLOCK_SIZE, FZ_KW_SIZE,
-               FZ_KW_MAX_INDICES, FZ_KW_COL_OFF, FZ_KW_LANE } FzKw;
+               FZ_KW_MAX_INDICES, FZ_KW_COL_OFF, FZ_KW_LANE, FZ_KW_STRIDE } FzKw;
 
 /* c + sum k[i]*v[i]; v are index names (loop, lane, lane scalar). */
 typedef struct {
@@ -239,7 +239,7 @@ typedef struct {
   X(gather_fewer_indices) X(gather_mat) X(reduction_row) X(reduction_col) X(row_expand)             \
   X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(cast) X(loop) X(loop_carried)    \
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
-  X(region_move) X(lane0_store) X(inout) X(nested_call)
+  X(region_move) X(lane0_store) X(inout) X(nested_call) X(explicit_stride)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)

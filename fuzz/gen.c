@@ -1078,11 +1078,11 @@ static void blk_vector(Gen *g) {
 
 /* A right operand [K,N] ([N,K] with trans_b) whose valid extent along k
  * covers kv (the left operand's valid columns). */
-static Val rhs_load(Gen *g, int dt, int K, int N, bool tb, int kv) {
+static Val rhs_load(Gen *g, int dt, int K, int N, bool tb, int kv, bool full_n) {
   int vk = K, vn = N;
   if (ch(g, g->p->p_partial_valid)) {
     if (K > kv && ch(g, 0.5)) vk = rng(g, kv, K - 1);
-    else if (N > 1) vn = rng(g, 1, N - 1);
+    else if (N > 1 && !full_n && g->brk[1]) vn = rng(g, 1, N - 1);   /* left_right refuses narrowed columns */
   }
   return tb ? v_load(g, dt, N, K, FZ_MAT, vn, vk, 0) : v_load(g, dt, K, N, FZ_MAT, vk, vn, 0);
 }
@@ -1098,7 +1098,7 @@ static void blk_c2v(Gen *g) {
     a = bind(g, a, "a");
     store(g, a);
   }
-  Val b = rhs_load(g, dt, K, N, tb, a.vc[0]);
+  Val b = rhs_load(g, dt, K, N, tb, a.vc[0], false);
   Val s = bind(g, v_mm(g, NULL, a, b, tb), "s");
   if (ch(g, g->p->p_cube_store)) store(g, s);
   Val cs;
@@ -1121,8 +1121,9 @@ static Val cube_operand(Gen *g, int dt, int R, int C) {
 }
 
 static void blk_v2c(Gen *g) {
-  int dt = pick_dt(g, true), M = dim(g, false, D_EVEN), K = dim(g, true, D_EVEN | D_NOUNIT),
-      N = dim(g, true, D_EVEN);
+  /* a whole (extent-1) vector tile cannot cross to the cube under a split (DESIGN 14.5) */
+  int dt = pick_dt(g, true), M = dim(g, false, D_EVEN | (g->brk[0] ? 0 : D_NOUNIT)),
+      K = dim(g, true, D_EVEN | D_NOUNIT), N = dim(g, true, D_EVEN | (g->brk[1] ? 0 : D_NOUNIT));
   fit_mm(g, dt, &M, &K, &N, 4, D_EVEN);
   bool tb = ch(g, g->p->p_trans_b);
   bool cast16 = dt == FZ_F32 && ch(g, g->p->p_f16 * g->p->p_cast_f16_pv * 2);
@@ -1135,9 +1136,9 @@ static void blk_v2c(Gen *g) {
     y = tb ? cube_operand(g, dt, N, K) : cube_operand(g, dt, K, N);
     if (cast16) y = v_cast(g, y, FZ_F16);
     int kv = tb ? y.vc[0] : y.vr[0];
-    if (kv < x.vc[0]) y = rhs_load(g, rdt, K, N, tb, x.vc[0]);
+    if (kv < x.vc[0]) y = rhs_load(g, rdt, K, N, tb, x.vc[0], false);
   } else {
-    y = rhs_load(g, rdt, K, N, tb, x.vc[0]);
+    y = rhs_load(g, rdt, K, N, tb, x.vc[0], false);
   }
   Val c = bind(g, v_mm(g, NULL, x, y, tb), "c");
   if (ch(g, 0.5)) {
@@ -1155,13 +1156,13 @@ static void blk_both(Gen *g) {
   fit_mm(g, dt, &M, &K, &N, 3, D_EVEN);
   fit_mm(g, FZ_F32, &M, &N, &N2, 3, D_EVEN);
   Val a = v_load(g, dt, M, K, FZ_MAT, -1, -1, LD_PARTIAL);
-  Val w = rhs_load(g, dt, K, N, false, a.vc[0]);
+  Val w = rhs_load(g, dt, K, N, false, a.vc[0], false);
   Val h = bind(g, v_mm(g, NULL, a, w, false), "h");
   Val g1 = bind(g, vchain(g, h, rng(g, 1, 2)), "g");
   int rdt = FZ_F32;
   if (dt == FZ_F16 && ch(g, g->p->p_cast_f16_pv)) g1 = bind(g, v_cast(g, g1, FZ_F16), "g"), rdt = FZ_F16;
   bool tb = ch(g, g->p->p_trans_b);
-  Val w2 = rhs_load(g, rdt, N, N2, tb, g1.vc[0]);
+  Val w2 = rhs_load(g, rdt, N, N2, tb, g1.vc[0], false);
   Val h2 = bind(g, v_mm(g, NULL, g1, w2, tb), "h");
   store(g, vchain(g, h2, rng(g, 1, 2)));
   if (ch(g, g->p->p_cube_store)) store(g, h);
@@ -1520,19 +1521,31 @@ static void blk_assemble(Gen *g) {
 
 /* ---- explicit split_aiv kernels --------------------------------------------------------------- */
 
+/* The lane stride of an explicit shard of E with V valid (DESIGN 14.1-2):
+ * ceil(E/2) when the lanes' counts fit a split code (equal, lane 0 one more,
+ * or lane 1 empty), else ceil(V/2) written as stride=. */
+static int shard_stride(int E, int V) {
+  int S = (E + 1) / 2, v0 = clampi(V, 0, S), v1 = clampi(V - S, 0, S);
+  return !v1 || v0 == v1 || v0 == v1 + 1 ? S : (V + 1) / 2;
+}
+
 static Val v_shard(Gen *g, Val t, int ax) {
-  int E = ax ? t.C : t.R, S = (E + 1) / 2, V = ax ? t.vc[0] : t.vr[0];
-  bool odd = E % 2;
-  FzExpr *e = call(g, FZ_OP_aiv_shard, 2);
+  int E = ax ? t.C : t.R, V = ax ? t.vc[0] : t.vr[0], S = shard_stride(E, V);
+  bool odd = E % 2, stride = S != (E + 1) / 2;
+  FzExpr *e = call(g, FZ_OP_aiv_shard, 2 + stride);
   a_expr(g, &e->a[0], t.e);
-  a_kind(&e->a[1], FZ_A_MODE, odd ? (ax ? FZ_LR_ODD : FZ_UD_ODD) : (ax ? FZ_LR : FZ_UD));
+  a_kind(&e->a[1], FZ_A_MODE, ax ? FZ_LR : FZ_UD);   /* the axis: ptoc derives the code */
+  if (stride) {
+    a_int(&e->a[2], FZ_KW_STRIDE, S);
+    feat(g, FZ_FEAT_explicit_stride);
+  }
   Val r = vres(g, e, t.dt, ax ? t.R : S, ax ? S : t.C);
   for (int l = 0; l < 2; l++) {
     int v = clampi(V - l * S, 0, S);
     if (ax) r.vc[l] = v, r.vr[l] = t.vr[0];
     else r.vr[l] = v, r.vc[l] = t.vc[0];
   }
-  r.join_ok = !odd;
+  r.join_ok = !odd && !stride;
   charge(g, &r);
   note_c2v(g, &t);
   if (odd) feat(g, FZ_FEAT_explicit_odd);
@@ -1540,13 +1553,18 @@ static Val v_shard(Gen *g, Val t, int ax) {
 }
 
 static Val v_join(Gen *g, Val h, int ax) {
-  FzExpr *e = call(g, FZ_OP_aic_gather, 2);
-  a_expr(g, &e->a[0], h.e);
-  a_kind(&e->a[1], FZ_A_MODE, ax ? FZ_LR : FZ_UD);
   int S = ax ? h.C : h.R;
-  Val r = mkval(h.dt, FZ_MAT, ax ? h.R : 2 * S, ax ? 2 * S : h.C, 0, 0);
   const int *v = ax ? h.vc : h.vr, *o = ax ? h.vr : h.vc;
   int along = v[0] == S ? S + v[1] : v[0], other = imin(o[0], o[1]);
+  bool kv = v[0] != v[1] || o[0] != o[1];       /* lanes that differ: the joined valid shape is stated */
+  FzExpr *e = call(g, FZ_OP_aic_gather, 2 + kv);
+  a_expr(g, &e->a[0], h.e);
+  a_kind(&e->a[1], FZ_A_MODE, ax ? FZ_LR : FZ_UD);
+  if (kv) {
+    a_idx(&e->a[2], aff(ax ? other : along), aff(ax ? along : other));
+    e->a[2].kw = FZ_KW_VALID;
+  }
+  Val r = mkval(h.dt, FZ_MAT, ax ? h.R : 2 * S, ax ? 2 * S : h.C, 0, 0);
   for (int l = 0; l < 2; l++) {
     if (ax) r.vc[l] = along, r.vr[l] = other;
     else r.vr[l] = along, r.vc[l] = other;
@@ -1579,10 +1597,11 @@ static void gen_explicit(Gen *g) {
   bool tb = ch(g, p->p_trans_b);
   Val a = bind(g, v_load(g, dt, M, K, FZ_MAT, -1, -1, LD_PARTIAL), "a");
   FzBody *outer = ch(g, p->p_explicit_loop) ? open_rand_loop(g, true) : NULL;
-  Val b = bind(g, rhs_load(g, dt, K, N, tb, a.vc[0]), "b");
+  /* all columns valid: a transfer pins the extent it does not split (DESIGN 14.6) */
+  Val b = bind(g, rhs_load(g, dt, K, N, tb, a.vc[0], true), "b");
   Val s = bind(g, v_mm(g, NULL, a, b, tb), "s");
-  /* an outer vector tile of the half shape, read by both lanes */
-  int H = (E + 1) / 2;
+  /* an outer vector tile of the lane shape, read by both lanes */
+  int H = shard_stride(E, ax ? s.vc[0] : s.vr[0]);
   int hr = ax ? M : H, hc = ax ? H : N;
   if (ch(g, 0.3)) bind(g, v_load(g, FZ_F32, hr, hc, FZ_VEC, -1, -1, 0), "bias");
   /* the region */
@@ -1617,7 +1636,10 @@ static void gen_explicit(Gen *g) {
   Val st = {0};
   bool stats = x.dt != FZ_I32 && ch(g, 0.7);
   if (stats) st = bind(g, v_red(g, ax ? PICK(g, cr) : PICK(g, rr), x), "st");
-  if (!odd && x.join_ok && ch(g, p->p_explicit_gather)) {
+  /* lanes re-join positionally: lane 0 full on the axis, or lane 1 empty (DESIGN 14.6) */
+  const int *xv = ax ? x.vc : x.vr;
+  bool rect = xv[0] == (ax ? x.C : x.R) || xv[1] == 0;
+  if (!odd && x.join_ok && rect && ch(g, p->p_explicit_gather)) {
     Val ph = x;
     if (stats && red_keeps(&x, !ax) && ch(g, 0.7)) ph = v_un(g, FZ_OP_exp, v_exp2(g, ax ? FZ_OP_col_expand_sub : FZ_OP_row_expand_sub, x, st, !ax));
     if (dt == FZ_F16) ph = v_cast(g, ph, FZ_F16);

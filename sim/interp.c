@@ -403,7 +403,7 @@ static void load_window(Sim *s, const Stmt *st, const Call *c, Gm *g, Tile *t, i
         d[j].f = sim_f16_to_f32(h);
       }
     memset(&t->def[i * t->C], 1, (size_t)t->vc);
-    if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, t->vc, false, c->loc);
+    if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, t->vc, false, NULL, c->loc);
   }
   commit(s, st->dst, t);
 }
@@ -455,11 +455,15 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
     if (hole)
       RTERR(s, c->loc, R_POISON, "store writes undefined element [%d, %d] of the tile to '%s'", i, (int)(hole - df),
             g->v->name);
-    if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, vc, true, c->loc);
-    if (ir_dtype_bytes(g->v->dt) == 4)
-      memcpy(g->bytes + 4 * ((size_t)(r0 + i) * g->cols + (size_t)c0), &t->d[i * t->C], (size_t)vc * 4);
-    else
-      for (int j = 0; j < vc; j++) gm_set(g, (int)r0 + i, (int)c0 + j, t->d[i * t->C + j]);
+    uint16_t h[IR_MAXDIM];                      /* the row as GM bytes */
+    const void *val = &t->d[i * t->C];
+    if (ir_dtype_bytes(g->v->dt) == 2) {
+      for (int j = 0; j < vc; j++) h[j] = sim_f32_to_f16(t->d[i * t->C + j].f);
+      val = h;
+    }
+    if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, vc, true, val, c->loc);
+    memcpy(g->bytes + (size_t)ir_dtype_bytes(g->v->dt) * ((size_t)(r0 + i) * g->cols + (size_t)c0), val,
+           (size_t)vc * (size_t)ir_dtype_bytes(g->v->dt));
     if (g->orig && t->R < 1024 && t->C < 1024)   /* positions in the stored tile, and its shape */
       for (int j = 0; j < vc; j++)
         g->orig[(size_t)(r0 + i) * g->cols + (size_t)c0 + (size_t)j] = SIM_ORIGIN((uint64_t)c->loc.off, i, j, t->R, t->C);
@@ -862,10 +866,10 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
 
 static void ev_K_SHARD(Sim *s, const Stmt *st, const Call *c) {
   Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
-  bool ud = MODE_AXIS(P(c, 1)->e) == 0;
-  int L = s->lane, S = ud ? t->R : t->C, off = L * S;
-  t->vr = ud ? clampi(a->vr - off, 0, S) : a->vr;
-  t->vc = ud ? a->vc : clampi(a->vc - off, 0, S);
+  bool ud = MODE_AXIS(P(c, 1)->e) == 0, none = P(c, 1)->e == MODE_NONE;
+  int L = s->lane, S = ud ? t->R : t->C, off = none ? 0 : L * S;   /* lane 1's band starts at the lane extent */
+  t->vr = ud && !none ? ir_lane_valid(a->vr, S, L) : a->vr;
+  t->vc = ud || none ? a->vc : ir_lane_valid(a->vc, S, L);
   steps(s, c, (uint64_t)t->R * t->C);
   for (int i = 0; i < t->R; i++)
     for (int j = 0; j < t->C; j++) {
@@ -885,7 +889,10 @@ static void ev_K_JOIN(Sim *s, const Stmt *st, const Call *c) {
   if (!sl || sl->cur[0] < 0 || sl->cur[1] < 0) die("aic_gather before both lanes ran");
   Tile *x[2] = {&sl->t[0][sl->cur[0]], &sl->t[1][sl->cur[1]]}, *t = fresh(s, st->dst);
   bool ud = MODE_AXIS(P(c, 1)->e) == 0;
-  int S = ud ? x[0]->R : x[0]->C;
+  int S = ud ? x[0]->R : x[0]->C, v0 = ud ? x[0]->vr : x[0]->vc, v1 = ud ? x[1]->vr : x[1]->vc;
+  if (v0 < S && v1 > 0)                         /* DESIGN 14.6: lanes re-join positionally */
+    RTERR(s, c->loc, R_PIPE_SHAPE, "aic_gather: lane 0 holds %d of %d, lane 1 holds %d: the joined tile is not a "
+          "rectangle", v0, S, v1);
   if (ud) {
     t->vr = x[0]->vr == S ? S + x[1]->vr : x[0]->vr;
     t->vc = imin(x[0]->vc, x[1]->vc);

@@ -74,6 +74,7 @@ struct Machine {
   Pipe pipe[2];
   int8_t **wr;                                  /* per tensor: last writer task, -1 none */
   uint32_t **wclk;                              /* ... and its epoch */
+  uint32_t **wst;                               /* ... and its store (source offset + 1) */
   uint32_t **rclk[NT];                          /* per task and tensor: epoch of its last read, 0 none;
                                                    made on the task's first read of the tensor */
   uint64_t ins, max_ins;
@@ -168,7 +169,11 @@ void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
   m->wclk[id][i] = vc[T];
 }
 
-void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, Loc loc) {
+/* A row of n elements at [r, c]; a store passes the bytes it writes (val).
+ * The same store run by both vector lanes may write the same element without
+ * a transfer between when the bytes are identical: a whole tile stored from
+ * both lanes (DESIGN 14.5). Different bytes are R-REPLICA. */
+void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, const void *val, Loc loc) {
   Machine *m = s->m;
   int id = g->v->id, T = s->task;
   if (!m->wr[id]) return;
@@ -193,10 +198,22 @@ void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, Loc
     uint32_t lim = vc[u];
     for (int j = 0; j < n; j++) bad |= rc[j] > lim;
   }
-  for (int j = 0; j < n; j++) bad |= wr[j] >= 0 && wr[j] != T && vc[wr[j]] < clk[j];
+  uint32_t *st = &m->wst[id][base], me = (uint32_t)loc.off + 1;
+  size_t es = (size_t)ir_dtype_bytes(g->v->dt);
+  for (int j = 0; j < n; j++) {
+    int w = wr[j];
+    if (w < 0 || w == T || vc[w] >= clk[j]) continue;
+    if (!val || !w || !T || st[j] != me) {
+      bad = true;
+      continue;
+    }
+    if (memcmp(g->bytes + es * (base + (size_t)j), (const uint8_t *)val + es * (size_t)j, es))
+      SIM_ERR(s, loc, R_REPLICA, "%s writes '%s'[%d, %d] with other bytes than %s wrote by the same store", tname(T),
+              g->v->name, r, c + j, tname(w));
+  }
   if (bad)
     for (int j = 0; j < n; j++) sim_gm_access(s, g, r, c + j, true, loc);
-  for (int j = 0; j < n; j++) wr[j] = (int8_t)T, clk[j] = mine;
+  for (int j = 0; j < n; j++) wr[j] = (int8_t)T, clk[j] = mine, st[j] = me;
 }
 
 bool sim_in_replay(const Sim *s) {
@@ -242,6 +259,25 @@ static void check_pop(Sim *s, const Call *c, int R, int C, Dtype dt) {
   if (sh->ix[0].c != R || sh->ix[1].c != C || c->args[1].e != (int)dt)
     SIM_ERR(s, c->loc, R_PIPE_SHAPE, "tpop expects %s [%d, %d], the push delivers %s [%d, %d]",
             ir_dtype_name((Dtype)c->args[1].e), sh->ix[0].c, sh->ix[1].c, ir_dtype_name(dt), R, C);
+}
+
+/* The runtime form of DESIGN 14.1 and 14.6 for a split C2V pop with lane
+ * extent S: the lanes' valid counts must fit the code (PTOAS checks the odd
+ * split on the valid count), and a transfer pins the extent it does not split. */
+static void c2v_contract(Sim *s, const Call *c, const Tile *x, int code, int S) {
+  int ud = code == 1 || code == 3, E = ud ? x->R : x->C, V = ud ? x->vr : x->vc;
+  int v0 = ir_lane_valid(V, S, 0), v1 = ir_lane_valid(V, S, 1);
+  if (S > E || V > 2 * S)
+    SIM_ERR(s, c->loc, R_PIPE_SHAPE, "C2V lanes of %d cannot place %d valid of %d", S, V, E);
+  if (v1 && (code <= 2 ? v0 != v1 : v0 != v1 + 1))
+    SIM_ERR(s, c->loc, R_PIPE_SHAPE, "split code %d needs %s, the lanes hold %d and %d valid", code,
+            code <= 2 ? "equal lane counts" : "lane 0 to hold one more than lane 1", v0, v1);
+  if (!ud && x->vc < x->C)
+    SIM_ERR(s, c->loc, R_PIPE_SHAPE, "left_right C2V of %d valid columns of %d: the transfer pins the column extent",
+            x->vc, x->C);
+  if (ud && v1 && v0 != v1 && x->vc < x->C)
+    SIM_ERR(s, c->loc, R_PIPE_SHAPE, "up_down C2V with per-lane rows (%d and %d) and %d valid columns of %d", v0,
+            v1, x->vc, x->C);
 }
 
 /* Returns false when the task must wait. */
@@ -303,15 +339,13 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     Tile *d = sim_fresh(s, st->dst);
     if (dir == PIPE_C2V) {
       const Tile *x = &e->t[0];
-      int ud = code == 1 || code == 3, E = ud ? x->R : x->C, S = code ? (E + 1) / 2 : E;
-      if ((code == 1 || code == 2) && E % 2)
-        SIM_ERR(s, c->loc, R_PIPE_SHAPE, "split code %d needs equal lane extents, the tile has %d", code, E);
-      if ((code == 3 || code == 4) && !(E % 2))
-        SIM_ERR(s, c->loc, R_PIPE_SHAPE, "split code %d needs lane 0 = lane 1 + 1, the tile has %d", code, E);
+      int ud = code == 1 || code == 3, E = ud ? x->R : x->C, V = ud ? x->vr : x->vc;
+      int S = code ? c->args[2].ix[!ud].c : E;  /* the lane extent: lane 1's band starts there */
+      if (code) c2v_contract(s, c, x, code, S);
       int R = code && ud ? S : x->R, C = code && !ud ? S : x->C, off = code ? L * S : 0;
       check_pop(s, c, R, C, x->dt);
       d->R = R, d->C = C;
-      int V = ud ? x->vr : x->vc, vl = V - off < 0 ? 0 : V - off > S ? S : V - off;
+      int vl = ir_lane_valid(V, S, code ? L : 0);
       d->vr = code && ud ? vl : x->vr;
       d->vc = code && !ud ? vl : x->vc;
       int sj = code && !ud ? off : 0;           /* row i of the part is row si, from column sj, of the tile */
@@ -336,6 +370,10 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       bool ud = code == 1;
       int R = code == 1 ? 2 * x0->R : x0->R, C = code == 2 ? 2 * x0->C : x0->C, S = ud ? x0->R : x0->C;
       check_pop(s, c, R, C, x0->dt);
+      int v0 = ud ? x0->vr : x0->vc, v1 = ud ? x1->vr : x1->vc;
+      if (code && v0 < S && v1 > 0)             /* DESIGN 14.6: lanes re-join positionally */
+        SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C join: lane 0 holds %d of %d, lane 1 holds %d: the joined tile is "
+                "not a rectangle", v0, S, v1);
       d->R = R, d->C = C;
       if (!code) d->vr = x0->vr, d->vc = x0->vc;
       else if (ud) d->vr = x0->vr == S ? S + x1->vr : x0->vr, d->vc = x0->vc < x1->vc ? x0->vc : x1->vc;
@@ -468,6 +506,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
   for (int i = 0; i < m->nt; i++) m->t[i].vc[i] = 1;   /* epochs start at 1: nobody has seen any */
   m->wr = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wr);
   m->wclk = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wclk);
+  m->wst = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wst);
   for (int t = 0; t < m->nt; t++) m->rclk[t] = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->rclk[t]);
   for (int i = 0; i < k->np; i++) {
     const Gm *g = &s->gm[k->params[i]->id];
@@ -476,6 +515,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     m->wr[g->v->id] = ir_alloc_raw(s->A, n);
     memset(m->wr[g->v->id], -1, n);
     m->wclk[g->v->id] = ir_alloc_raw(s->A, n * sizeof(uint32_t));   /* read only where wr >= 0 */
+    m->wst[g->v->id] = ir_alloc_raw(s->A, n * sizeof(uint32_t));
   }
   for (int i = 0; i < k->body.n; i++) {
     const Stmt *st = k->body.v[i];

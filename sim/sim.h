@@ -122,7 +122,7 @@ int64_t sim_ieval(Sim *s, const Aff *a);
 /* Run per-core IR; sched 0 is round-robin, else the seed of a random order. */
 bool sim_run_machine(Sim *s, uint64_t sched);
 void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc);
-void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, Loc loc);
+void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, const void *val, Loc loc);
 bool sim_in_replay(const Sim *s);
 
 Sim *sim_new(const Kernel *k, const SimOpts *o);

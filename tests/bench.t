@@ -9,8 +9,8 @@ nd=$(wc -l < "$T/names")
 
 "$F" bench defects --time=1 --trials=1 --jobs=2 > "$T/out" 2> "$T/err"
 ok $? "bench-1.1 bench defects --time=1 --trials=1 exits 0"
-[ "$nd" = 16 ] && [ "$(grep -c '^defect=' "$T/out")" = 16 ]
-ok $? "bench-1.2 16 defect= lines"
+[ "$nd" = 19 ] && [ "$(grep -c '^defect=' "$T/out")" = 19 ]
+ok $? "bench-1.2 19 defect= lines"
 grep '^defect=' "$T/out" | sed 's/^defect=\([^ ]*\) .*/\1/' | cmp -s - "$T/names"
 ok $? "bench-1.3 in defects.def order"
 ! grep '^defect=' "$T/out" | grep -qv '^defect=[a-z0-9-]* found=[01]/1 median_s=[0-9]*\.[0-9]* max_s=[0-9]*\.[0-9]* signatures=[0-9]*$'
@@ -19,10 +19,10 @@ grep '^all defect=' "$T/out" | sed 's/^all defect=\([^ ]*\) signatures=[0-9]*$/\
 ok $? "bench-1.5 one 'all defect=NAME signatures=K' line per defect, in order"
 [ "$(grep -c '^all:' "$T/out")" = 1 ] && tail -n 1 "$T/out" | grep -Eq '^all: signatures=[0-9]+ unattributed=[0-9]+ shared=(none|[^ ]+:[a-z0-9-]+(\+[a-z0-9-]+)+(,.*)?)$'
 ok $? "bench-1.6 the closing all: line"
-[ "$(grep -c . "$T/out")" = 33 ]
+[ "$(grep -c . "$T/out")" = 39 ]
 ok $? "bench-1.7 nothing else on stdout"
 "$F" bench defects --time=0.2 --trials=2 --jobs=2 --seed=5 > "$T/out2" 2>/dev/null &&
-  [ "$(grep -c '^defect=[^ ]* found=[0-2]/2 ' "$T/out2")" = 16 ]
+  [ "$(grep -c '^defect=[^ ]* found=[0-2]/2 ' "$T/out2")" = 19 ]
 ok $? "bench-1.8 --trials=2 runs two trials per defect"
 "$F" bench defects --trials=0 > /dev/null 2>&1
 [ $? = 1 ]
