@@ -244,6 +244,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
       int N = (int)mi->num, len = ir_pos(c, 1)->var->dim[1];
       if (N == 1) return define(a, st, CL_REPL, 0);
       S = half(a, N);
+      covered(a, st, N, cst(len), S);
       mi->num = S;
       Arg *w = ir_kwarg_add(a->c, c, KW_WINDOW);
       w->k = A_IDX;
@@ -269,8 +270,11 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     if (E == 1) return define(a, st, CL_REPL, 0);
     S = half(a, E);
     int V = ax ? x->svc : x->svr;
+    if (V < 0)                                  /* the code is a constant of the transfer (DESIGN 14.1) */
+      UNSUP(st->loc, E_SPLIT_EXTENT, "C2V transfer whose valid %s are only known at run time: its split code "
+            "cannot be chosen", ax ? "columns" : "rows");
     narrowed(a, st, x, S);
-    if (ir_split_code(ax, E, V < 0 ? -1 : V, S) < 0 || (V < 0 && 2 * S < E))
+    if (ir_split_code(ax, E, V, S) < 0)
       UNSUP(st->loc, E_SPLIT_EXTENT, "C2V transfer of %d valid of %d: lanes of %d hold %d and %d, no split code "
             "fits", V, E, S, ir_lane_valid(V, S, 0), ir_lane_valid(V, S, 1));
     c->op = OP_aiv_shard;
