@@ -73,6 +73,7 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   P(p_partial_valid, 0.18, "a load has a partial valid region")                                       \
   P(p_window_past_tensor, 0.35, "a partial load's physical window reaches past its tensor")           \
   P(p_zero_valid, 0.03, "a partial load has a zero valid extent")                                     \
+  P(p_ragged_valid, 0.15, "a matmul's left operand has ragged valid rows (E-1 of E, or between E/2 and E-1)") \
   P(p_loop_valid, 0.3, "a load in a loop has a valid extent affine in the loop variable")            \
   P(p_offset, 0.3, "a GM window starts at a nonzero offset")                                          \
   P(p_store_margin, 0.3, "an output tensor is larger than what is stored into it")                   \
@@ -239,7 +240,7 @@ typedef struct {
   X(gather_fewer_indices) X(gather_mat) X(reduction_row) X(reduction_col) X(row_expand)             \
   X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(cast) X(loop) X(loop_carried)    \
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
-  X(region_move) X(lane0_store) X(inout) X(nested_call) X(explicit_stride)
+  X(region_move) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)
