@@ -3,19 +3,24 @@
  * tiles halved on the split axis, transfers turned into aiv_shard/aic_gather.
  * Cube statements are untouched (they run once). The rules (docs/split.md):
  *
- * - a vector tile is HALF (lane L holds global [L*S, L*S+S), S = ceil(E/2))
- *   unless its extent on the axis is 1, then it is REPL (whole in both lanes);
- *   a sub-slice of a HALF tile along the axis is OWN: a window in global
- *   coordinates that lies in one lane, the other lane's copy has valid 0;
+ * - a vector tile is HALF (lane L holds global [L*S, L*S+S), S the stride:
+ *   ceil(E/2), or ceil(V/2) where a C2V transfer of that box extent must be
+ *   rebalanced, DESIGN 14.2) unless its extent on the axis is 1, then it is
+ *   REPL (whole in both lanes); a sub-slice of a HALF tile along the axis is
+ *   OWN: a window in global coordinates that lies in one lane, the other
+ *   lane's copy has valid 0;
  * - load: offset += lane*S, shape S, valid localised clamp(V - lane*S, 0, S);
  *   full and paged_gather likewise;
- * - C2V move -> aiv_shard (code 1/2, or 3/4 for an odd extent); V2C move ->
- *   aic_gather (equal halves only); a REPL transfer keeps its move (code 0);
+ * - C2V move -> aiv_shard(t, axis[, stride=S]), the code left to
+ *   expand_mixed; narrowed extents and run-time valid extents refused (14.6);
+ *   V2C move -> aic_gather (equal halves only, valid= when static); a REPL
+ *   C2V keeps its move (code 0), a REPL V2C is refused (14.5);
  * - slice of a HALF tile: the whole extent stays HALF; a sub-slice [r0, r0+h)
  *   becomes local offset clamp(r0 - lane*S, 0, S - h), size h, valid
  *   clamp(min(r0+h, lane*S+S) - max(r0, lane*S), 0, h);
- * - store: HALF at global coordinates (offset += lane*S), REPL in lane 0
- *   only, OWN in both lanes (the other lane's copy is empty);
+ * - store: HALF at global coordinates (offset += lane*S), REPL and OWN in
+ *   both lanes (REPL: the same bytes, 14.5; OWN: the other lane's copy is
+ *   empty);
  * - a reduction over the split axis: unsupported E-SPLIT-REDUCE.
  * The injected defects of this pass (docs/defects.md) are IR_BUG
  * tests at the rule each one breaks. */
@@ -117,17 +122,14 @@ static void set_valid(AS *a, Call *c, int R, int C, Aff axis) {
  * with different row counts need every column valid. A run-time extent is
  * refused where it matters (the machine checks the same at the pop). */
 static void narrowed(AS *a, const Stmt *st, const Var *x, int S) {
-  if (a->ax == 1) {
-    if (x->svc != x->C)
-      UNSUP(st->loc, E_SPLIT_NARROW, "left_right C2V of %s valid columns of a %d box: the transfer pins the column "
-            "extent", x->svc < 0 ? "a run-time number of" : "fewer", x->C);
-    return;
-  }
   if (x->svc == x->C) return;
-  int v0 = x->svr < 0 ? -1 : ir_lane_valid(x->svr, S, 0), v1 = x->svr < 0 ? -1 : ir_lane_valid(x->svr, S, 1);
-  if (v0 >= 0 && !(v1 && v0 != v1)) return;
-  UNSUP(st->loc, E_SPLIT_NARROW, "up_down C2V with per-lane rows and %s valid columns of a %d box", 
-          x->svc < 0 ? "a run-time number of" : "fewer", x->C);
+  if (a->ax == 1)                               /* the caller has refused a run-time V */
+    UNSUP(st->loc, E_SPLIT_NARROW, "left_right C2V of %d valid columns of a %d box: the transfer pins the column "
+          "extent", x->svc, x->C);
+  int v0 = ir_lane_valid(x->svr, S, 0), v1 = ir_lane_valid(x->svr, S, 1);
+  if (!v1 || v0 == v1) return;
+  UNSUP(st->loc, E_SPLIT_NARROW, "up_down C2V with per-lane rows (%d and %d) and %s valid columns of a %d box", v0,
+        v1, x->svc < 0 ? "a run-time number of" : "fewer", x->C);
 }
 
 static Arg *idx_arg(Call *c, int i) {
