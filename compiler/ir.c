@@ -68,6 +68,7 @@ Var *ir_var_new(Comp *c, Kernel *k, const char *name, VarKind kind, Loc loc) {
   Var *v = ir_alloc(c->A, sizeof *v);
   v->name = name;
   v->kind = kind;
+  v->off = -1;
   v->loc = loc;
   if (k->nvars == k->capvars) {
     int cap = k->capvars ? 2 * k->capvars : 32;

@@ -10,7 +10,8 @@
  *   move inside one core -> tmov
  * The partition view of GM is folded into tload/tstore's operands. Popped
  * values live in their pipe slot and views (subview) in their parent's
- * buffer; neither gets a buffer of its own. */
+ * buffer; neither gets a buffer of its own. The matmul operands sit at offset
+ * 0 of left/right, where memplan kept room for the largest. */
 #include "ptoc.h"
 
 #include <string.h>
@@ -35,6 +36,7 @@ static void mark(LW *l, const Stmt *s) {
 static Var *operand(LW *l, Body *out, Loc loc, Var *x, Space sp) {
   Var *v = ir_temp(l->c, l->k, sp == SP_LEFT ? "l" : "r", VK_TILE, loc);
   v->dt = x->dt, v->sp = sp, v->R = x->R, v->C = x->C;
+  if (l->k->planned) v->off = 0;                /* memplan keeps [0, largest operand) of left/right for them */
   Stmt *m = ir_stmt_op(l->c, loc, v, OP_tmov, 2);
   m->rhs.call->args[0].k = A_VAR, m->rhs.call->args[0].var = x;
   m->rhs.call->args[1].k = A_SPACE, m->rhs.call->args[1].e = sp;

@@ -3,7 +3,7 @@
  * After every transforming pass the IR is typechecked again (a failure there
  * is the compiler's fault: E-VERIFY, internal); the passes that apply only to
  * some kernels are verified when they did something (see `gated`). Prints the IR after a pass on
- * request and stops after a named pass. */
+ * request (after memplan followed by the buffer placement) and stops after a named pass. */
 #include "ptoc.h"
 
 #include <stdlib.h>
@@ -18,8 +18,8 @@ static bool after(Comp *c, const PipeOpts *o, const Kernel *k, const char *pass)
     FILE *f = o->out ? o->out : stdout;
     if (!strcmp(o->print_after, "all")) fprintf(f, "# after %s\n", pass);
     ir_print(f, k);
+    if (!strcmp(pass, "memplan")) ir_print_plan(f, c->A, k);   /* `# mem` comments: not IR */
   }
-  (void)c;
   return o && o->stop_after && !strcmp(o->stop_after, pass);
 }
 

@@ -175,6 +175,7 @@ typedef struct Var {
   /* VK_LOOP: the values it takes; VK_SCALAR: a bound on them [lo, hi] */
   int lo, hi, step;
   bool computed;                                /* VK_SCALAR from imin/imax/clamp (not the lane) */
+  int32_t off;                                  /* VK_TILE: byte offset in sp on its core (memplan), -1 none */
 } Var;
 
 typedef enum { TY_NONE, TY_TILE, TY_TENSOR, TY_SCALAR } TyKind;
@@ -246,6 +247,9 @@ typedef struct Kernel {
   bool expanded;                                /* holds per-core programs (after expand_mixed) */
   bool lowered;                                 /* on explicit buffers (after lower) */
   int64_t own_ops[2], unrolled_ops[2];          /* per side (aic, aiv): ops with loops expanded; after unroll */
+  bool planned;                                 /* memplan placed the buffers (Var.off): the machine is addressed */
+  int32_t entry[2];                             /* by PipeDir: bytes of one entry of the consumer's pipe reserve */
+  int32_t top[SP_N];                            /* per space: the highest placed end on either core */
 } Kernel;
 
 /* ---- ir.c: building and querying the IR ------------------------------------ */
@@ -336,7 +340,17 @@ int64_t ir_capacity(Target t, Space sp);
 
 /* ---- memplan.c ------------------------------------------------------------------------ */
 
+/* Places every buffer of each core at a byte offset of its space (DESIGN 14.10):
+ * Var.off of a tile with a buffer of its own is where its padded bytes start;
+ * a view's (slice) is its parent's plus the window's start when that is
+ * static; a popped value's is 0, the base of the pipe reserve (slots x
+ * Kernel.entry[dir] bytes at the bottom of the consumer's space: the slot is
+ * chosen at run time); lower's left/right operands sit at 0. Every buffer's
+ * offset and size is a multiple of 32 bytes. Kernel.top holds each space's highest placed
+ * end; sets Kernel.planned. */
 void pass_memplan(Comp *c, Kernel *k);
+/* The plan as `# mem ...` comment lines (docs/ir.md section 5.1), after the IR. */
+void ir_print_plan(FILE *f, Arena *A, const Kernel *k);
 
 /* ---- lower.c, verify_backend.c ---------------------------------------------------------- */
 
