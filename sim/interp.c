@@ -165,6 +165,7 @@ static Tile *value(Sim *s, const Arg *a) {
   if (!sl || sl->cur[L] < 0) die("interp: '%s' read before it was assigned", a->var->name);
   if (sl->freed[L])
     RTERR(s, a->loc, R_PIPE_FREED, "'%s' is read after tfree released its pipe slot", a->var->name);
+  if (s->addressed) sim_mem_read(s, a->var, a->loc);
   return &sl->t[L][sl->cur[L]];
 }
 
@@ -1023,6 +1024,7 @@ void sim_exec(Sim *s, const Stmt *st) {
   if (st->rhs.k == A_VAR) copy(s, st);
   else if (st->rhs.k == A_CALL) evals[st->rhs.call->op](s, st, st->rhs.call);
   else die("interp: statement without an operation");
+  if (s->addressed && st->dst && st->dst->kind == VK_TILE) sim_mem_def(s, st, -1);
 }
 
 static void run_body(Sim *s, const Body *b) {

@@ -15,6 +15,11 @@
  *   R-DEADLOCK    every live task blocked; says who waits on what
  *   R-STEPS       the instruction or element budget is spent
  *   R-NOOP        a replay lane stores to GM
+ *   R-ALIAS       a tile read finds bytes of its buffer last written by
+ *                 another buffer (addressed memory, DESIGN 14.10: only when
+ *                 memplan placed the buffers; values stay stored per
+ *                 variable, a 16-bit tag per 32-byte granule of each
+ *                 task's spaces says which buffer wrote it last)
  * Tile ops themselves run through interp.c (sim_exec) in the task's context. */
 #include "sim.h"
 
@@ -33,7 +38,7 @@ typedef struct {
   int n, cap;
 } Prog;
 
-enum { NT = 3, MAXSLOT = 8, MAXPEND = 64 };
+enum { NT = 3, MAXSLOT = 8, MAXPEND = 64, GRAN = 32 };
 
 typedef struct {
   bool used;
@@ -78,6 +83,9 @@ struct Machine {
   uint32_t **rclk[NT];                          /* per task and tensor: epoch of its last read, 0 none;
                                                    made on the task's first read of the tensor */
   uint64_t ins, max_ins;
+  uint16_t *tag[NT][SP_N];                      /* per task and space: the writer (var id + 1) of each 32-byte
+                                                   granule, 0 none; made on the first write */
+  int64_t ngran[SP_N];                          /* granules per space: up to the highest placed end */
 };
 
 /* ---- programs --------------------------------------------------------------------- */
@@ -220,6 +228,66 @@ bool sim_in_replay(const Sim *s) {
   const Machine *m = s->m;
   const Task *t = &m->t[s->task];
   return t->pc < m->prog[t->prog].n && m->prog[t->prog].v[t->pc].replay;
+}
+
+/* ---- addressed memory ------------------------------------------------------------------ */
+
+void sim_mem_def(Sim *s, const Stmt *st, int64_t pop_at) {
+  const Var *v = st->dst;
+  Slot *sl = s->slot[v->id];
+  int T = s->task;
+  const Call *c = st->rhs.k == A_CALL ? st->rhs.call : NULL;
+  if (c && ir_ops[c->op].kind == K_SLICE) {     /* a view: its parent's bytes, written by the parent's buffer */
+    const Slot *p = s->slot[c->args[0].var->id];
+    sl->at[T] = p->at[T], sl->len[T] = p->len[T], sl->own[T] = p->own[T];
+    return;
+  }
+  int64_t at = pop_at >= 0 ? pop_at : v->off;
+  if (at < 0) {
+    sl->len[T] = 0;
+    return;
+  }
+  if (!sl->bytes) sl->bytes = (int32_t)ir_tile_bytes(v->sp, v->dt, v->R, v->C);
+  int64_t n = sl->bytes;
+  uint32_t me = (uint32_t)v->id + 1;
+  sl->at[T] = (int32_t)at, sl->len[T] = (int32_t)n, sl->own[T] = me;
+  if (c && c->op == OP_alloc_tile && c->nargs == 4) return;   /* declares the buffer: writes nothing */
+  Machine *m = s->m;
+  int64_t g0 = at / GRAN, g1 = (at + n) / GRAN;
+  if (at % GRAN || n % GRAN || g1 > m->ngran[v->sp]) die("machine: '%s' at %lld + %lld outside the planned %s", v->name,
+                                                        (long long)at, (long long)n, ir_space_name(v->sp));
+  uint16_t **tp = &m->tag[T][v->sp];
+  if (!*tp) *tp = ir_alloc(s->A, (size_t)m->ngran[v->sp] * sizeof **tp);
+  for (int64_t g = g0; g < g1; g++) (*tp)[g] = (uint16_t)me;
+}
+
+/* R-ALIAS: v's bytes at granule g were last written by another buffer. */
+static _Noreturn void alias(Sim *s, const Var *v, const Slot *sl, int64_t g, Loc loc) {
+  int T = s->task;
+  const Var *o = s->k->vars[sl->own[T] - 1], *w = s->k->vars[s->m->tag[T][v->sp][g] - 1];
+  const Slot *ws = s->slot[w->id];
+  int64_t wa = ws && ws->len[T] ? ws->at[T] : w->off, wn = ws && ws->len[T] ? ws->len[T] : 0;
+  char rd[120];
+  if (o != v) snprintf(rd, sizeof rd, "'%s' (a view of '%s')", v->name, o->name);
+  else snprintf(rd, sizeof rd, "'%s'", v->name);
+  SIM_ERR(s, loc, R_ALIAS, "%s at %s 0x%05llx-0x%05llx is read, but its bytes at 0x%05llx were last written by '%s' "
+          "at 0x%05llx-0x%05llx: two live buffers overlap", rd, ir_space_name(v->sp), (long long)sl->at[T],
+          (long long)(sl->at[T] + sl->len[T]), (long long)(g * GRAN), w->name, (long long)wa, (long long)(wa + wn));
+}
+
+/* A view is in its parent's space: v->sp is the owner's. */
+void sim_mem_read(Sim *s, const Var *v, Loc loc) {
+  const Slot *sl = s->slot[v->id];
+  int T = s->task;
+  const uint16_t *tag = s->m->tag[T][v->sp];
+  if (sl->len[T] <= 0 || !tag) return;
+  uint32_t me = sl->own[T], bad = 0;
+  int64_t g0 = sl->at[T] / GRAN, g1 = ((int64_t)sl->at[T] + sl->len[T]) / GRAN;
+  for (int64_t g = g0; g < g1; g++) bad |= (uint32_t)(tag[g] != me) & (uint32_t)(tag[g] != 0);
+  if (!bad) return;
+  int64_t g = g0;
+  while (tag[g] == me || !tag[g]) g++;
+  alias(s, v, sl, g, loc);
 }
 
 /* ---- pipes -------------------------------------------------------------------------- */
@@ -394,6 +462,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     join(t->vc, e->vc);
     if (s->on_pop) s->on_pop(s->hook_ctx, st, L, d->vr, d->vc);
     sim_commit(s, st->dst, d);
+    if (s->addressed) sim_mem_def(s, st, (int64_t)(seq % p->slots) * s->k->entry[dir]);   /* the slot in the reserve */
     Slot *sl = sim_slot(s, st->dst);
     p->fq[who][p->nf[who]].seq = seq;
     p->fq[who][p->nf[who]].v = st->dst;
@@ -527,8 +596,11 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     p->bytes = (int64_t)c->args[2].num;
     if (p->slots < 1 || p->slots > MAXSLOT) die("machine: pipe with %d slots", p->slots);
   }
+  s->addressed = k->planned;
+  if (k->planned && k->nvars >= UINT16_MAX) die("machine: %d variables: granule tags hold 16-bit var numbers", k->nvars);
+  for (int sp = 0; sp < SP_N && k->planned; sp++) m->ngran[sp] = (k->top[sp] + GRAN - 1) / GRAN;
   if (setjmp(s->jb)) {
-    s->mc = false;
+    s->mc = s->addressed = false;
     return false;
   }
   uint64_t rng = sched * 0x9E3779B97F4A7C15ull + 7;
@@ -576,6 +648,6 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     s->op1 = 0;                                 /* the waiters' location names the op */
     SIM_ERR(s, l, R_DEADLOCK, "%s", msg);
   }
-  s->mc = false;
+  s->mc = s->addressed = false;
   return true;
 }

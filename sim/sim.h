@@ -77,6 +77,12 @@ typedef struct {
   int cur[SIM_CTX];                             /* which buffer holds the value, -1: none */
   bool freed[SIM_CTX];                          /* a popped value whose slot was released */
   uint32_t gen[SIM_CTX];                        /* assignments so far */
+  /* On an addressed machine (Kernel.planned): where the value's bytes are in
+   * its core's space and the buffer (var id + 1) that must have written them
+   * last; a view names its parent's bytes. len 0: not placed, not checked. */
+  int32_t at[SIM_CTX], len[SIM_CTX];
+  uint32_t own[SIM_CTX];
+  int32_t bytes;                                /* the variable's padded size, 0 until its first placed def */
 } Slot;
 
 typedef struct Machine Machine;
@@ -89,6 +95,7 @@ struct Sim {
   int64_t *sval[SIM_CTX];                       /* computed scalars, by context and var id */
   int lane;                                     /* lane number of the statement running */
   bool mc;                                      /* running on the machine: context = task */
+  bool addressed;                               /* ... with memplan's offsets: sim_mem_* track the bytes */
   int task;
   Machine *m;
   MatMemo *memo;
@@ -124,6 +131,11 @@ bool sim_run_machine(Sim *s, uint64_t sched);
 void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc);
 void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, const void *val, Loc loc);
 bool sim_in_replay(const Sim *s);
+/* Addressed memory (DESIGN 14.10): st defined its tile destination (pop_at:
+ * the reserve byte a tpop filled, else -1): record where its bytes are and tag
+ * them as written by it; a read of v finds them still tagged so, else R-ALIAS. */
+void sim_mem_def(Sim *s, const Stmt *st, int64_t pop_at);
+void sim_mem_read(Sim *s, const Var *v, Loc loc);
 
 Sim *sim_new(const Kernel *k, const SimOpts *o);
 void sim_free(Sim *s);
