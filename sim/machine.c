@@ -250,12 +250,12 @@ void sim_mem_def(Sim *s, const Stmt *st, int64_t pop_at) {
   if (!sl->bytes) sl->bytes = (int32_t)ir_tile_bytes(v->sp, v->dt, v->R, v->C);
   int64_t n = sl->bytes;
   uint32_t me = (uint32_t)v->id + 1;
-  sl->at[T] = (int32_t)at, sl->len[T] = (int32_t)n, sl->own[T] = me;
-  if (c && c->op == OP_alloc_tile && c->nargs == 4) return;   /* declares the buffer: writes nothing */
   Machine *m = s->m;
   int64_t g0 = at / GRAN, g1 = (at + n) / GRAN;
   if (at % GRAN || n % GRAN || g1 > m->ngran[v->sp]) die("machine: '%s' at %lld + %lld outside the planned %s", v->name,
                                                         (long long)at, (long long)n, ir_space_name(v->sp));
+  sl->at[T] = (int32_t)at, sl->len[T] = (int32_t)n, sl->own[T] = me;
+  if (c && c->op == OP_alloc_tile && c->nargs == 4) return;   /* declares the buffer: writes nothing */
   uint16_t **tp = &m->tag[T][v->sp];
   if (!*tp) *tp = ir_alloc(s->A, (size_t)m->ngran[v->sp] * sizeof **tp);
   for (int64_t g = g0; g < g1; g++) (*tp)[g] = (uint16_t)me;
