@@ -125,7 +125,7 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   P(p_explicit_loop, 0.3, "the split_aiv region sits in a loop over key blocks")                      \
   P(p_lane_scalar, 0.4, "lane offsets use a subblock_idx() scalar")                                   \
   P(p_lane_load, 0.5, "a lane loads its own half of a tensor")                                        \
-  P(p_region_move, 0.3, "a vector op inside split_aiv reads a whole cube tile (per-lane C2V)")        \
+  P(p_task_parallel, 0.3, "task-parallel work in split_aiv: each lane loads a whole GM tile")        \
   P(p_lane0_store, 0.5, "a value equal in both lanes is stored with lane=0")                           \
   /* paged gather */                                                                                   \
   P(p_gather_mat, 0.3, "a paged gather goes into a mat tile (block size 16, aligned runs)")           \
@@ -240,7 +240,7 @@ typedef struct {
   X(gather_fewer_indices) X(gather_mat) X(reduction_row) X(reduction_col) X(row_expand)             \
   X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(cast) X(loop) X(loop_carried)    \
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
-  X(region_move) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid)
+  X(task_parallel) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)

@@ -1089,7 +1089,8 @@ static Val rhs_load(Gen *g, int dt, int K, int N, bool tb, int kv, bool full_n) 
 
 /* Matmul on the cube of two mat loads; the acc result goes through vector ops (C2V). */
 static void blk_c2v(Gen *g) {
-  int dt = pick_dt(g, true), M = dim(g, false, 0), K = dim(g, true, D_NOUNIT), N = dim(g, true, 0);
+  int dt = pick_dt(g, true), M = dim(g, false, g->brk[0] ? 0 : D_NOUNIT), K = dim(g, true, D_NOUNIT),
+      N = dim(g, true, g->brk[1] ? 0 : D_NOUNIT);   /* a unit extent is a whole tile: no C2V under its split */
   fit_mm(g, dt, &M, &K, &N, 3, 0);
   bool tb = ch(g, g->p->p_trans_b);
   FzBody *outer = wrap_ok(g) ? open_rand_loop(g, true) : NULL;
@@ -1670,10 +1671,12 @@ static void gen_explicit(Gen *g) {
   }
   store(g, x);
   if (stats) store(g, st);
-  if (ch(g, p->p_region_move)) {
-    /* a vector op on the whole cube tile: each lane receives all of it (code 0) */
-    Val y = bind(g, v_un(g, un_op(g, s.dt), s), "y");
-    feat(g, FZ_FEAT_region_move);
+  if (ch(g, p->p_task_parallel)) {
+    /* task-parallel work: each lane loads a whole tile from GM itself (a cube
+     * tile cannot reach lane 1 whole: a code-0 entry is zero-filled there) */
+    Val w = v_load(g, FZ_F32, s.R, s.C, FZ_VEC, -1, -1, 0);
+    Val y = bind(g, v_un(g, un_op(g, FZ_F32), w), "y");
+    feat(g, FZ_FEAT_task_parallel);
     store_(g, y, ch(g, p->p_lane0_store));
   }
   if (ch(g, 0.2)) store(g, s);                  /* a once statement inside the region */
