@@ -297,6 +297,14 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     int cl = combine(a, st, c, &E);
     return define(a, st, cl, E);
   }
+  case K_SETVALID: {                            /* a HALF tile: the extent on the axis is localised */
+    int cl = cls_of(a, &c->args[0]);
+    if (cl != CL_HALF) return define(a, st, cl == CL_NONE ? CL_REPL : cl, 0);
+    E = a->E[c->args[0].var->id];
+    Arg *x = &c->args[1 + ax];
+    x->ix[0] = localise(a, st->loc, x->ix[0], half(a, E));
+    return define(a, st, CL_HALF, E);
+  }
   case K_RRED:
   case K_CRED: {
     int cl = cls_of(a, &c->args[0]);

@@ -129,6 +129,7 @@ static void body(CS *s, Body *b) {
       break;
     }
     case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_REXP: case K_CEXP: case K_RRED: case K_CRED:
+    case K_SETVALID:
       for (int j = 0; j < c->nargs && ax < 0; j++)
         if (c->args[j].k == A_VAR && c->args[j].var->kind == VK_TILE) ax = s->axis[c->args[j].var->id];
       if (ax >= 0 && ir_ops[c->op].kind == (ax ? K_RRED : K_CRED)) ax = -1;   /* reduced away */
