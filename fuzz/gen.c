@@ -1028,6 +1028,26 @@ static bool v_load_lv(Gen *g, int dt, int R, int C, Val *out) {
   return true;
 }
 
+/* set_validshape(x, i*k + c, vc) in a striding loop: x's valid rows shrink
+ * to a count that changes every iteration, known only at run time (DESIGN
+ * 14.11); the value records the largest (what a store must have room for). */
+static bool v_setvalid(Gen *g, Val *x) {
+  const Loop *l = stride_loop(g);
+  int V = x->vr[0];
+  if (!l || x->sp != FZ_VEC || V < 2 || x->vc[0] < 0 || l->trips < 2 || g->region || x->vr[1] != V) return false;
+  int span = l->step * (l->trips - 1), vmin = rng(g, 1, V - 1), kk = imin((V - vmin) / span, 4);
+  if (kk < 1) return false;
+  FzExpr *e = call(g, FZ_OP_set_validshape, 3);
+  a_expr(g, &e->a[0], x->e);
+  e->a[1].k = e->a[2].k = FZ_A_AFF;
+  e->a[1].ix[0] = aff_plus(aff(vmin - kk * l->lo), l->iv, kk);
+  e->a[2].ix[0] = aff(x->vc[0]);
+  x->e = e;
+  x->vr[0] = x->vr[1] = vmin + kk * span;
+  feat(g, FZ_FEAT_set_validshape);
+  return true;
+}
+
 /* slice of a cube tile: box-aligned (16 rows x the box columns) unless
  * p_cube_slice_unaligned; a view on the cube side. */
 static bool cube_slice(Gen *g, Val s, Val *out) {
@@ -1115,6 +1135,12 @@ static void blk_c2v(Gen *g) {
     store(g, ch(g, 0.5) ? cs : vchain(g, cs, rng(g, 1, 2)));
   }
   Val y = vchain(g, s, rng(g, 1, 3));
+  if (outer && ch(g, g->p->p_set_validshape) && v_setvalid(g, &y)) {
+    if (ch(g, 0.5)) y = v_un(g, un_op(g, y.dt), y);   /* element-wise only: the valid rows change */
+    store(g, y);
+    close_loop(g, outer);
+    return;
+  }
   if (ch(g, 0.25)) reduce_stores(g, y);
   store(g, y);
   if (outer) close_loop(g, outer);
