@@ -13,8 +13,9 @@
  *   full and paged_gather likewise;
  * - C2V move -> aiv_shard(t, axis[, stride=S]), the code left to
  *   expand_mixed; narrowed extents and run-time valid extents refused (14.6);
- *   V2C move -> aic_gather (equal halves only, valid= when static); a REPL
- *   C2V keeps its move (code 0), a REPL V2C is refused (14.5);
+ *   V2C move -> aic_gather (equal halves only, valid= when static); a whole
+ *   (extent-1) tile crosses neither way (E-SPLIT-WHOLE): V2C by 14.5, C2V
+ *   because pto-isa zero-fills lane 1's copy of a code-0 entry;
  * - slice of a HALF tile: the whole extent stays HALF; a sub-slice [r0, r0+h)
  *   becomes local offset clamp(r0 - lane*S, 0, S - h), size h, valid
  *   clamp(min(r0+h, lane*S+S) - max(r0, lane*S), 0, h);
@@ -269,7 +270,9 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
   case K_MOVE: {                                /* C2V */
     Var *x = c->args[0].var;
     E = ext(x, ax);
-    if (E == 1) return define(a, st, CL_REPL, 0);
+    if (E == 1)                                 /* pto-isa zero-fills lane 1's copy of a code-0 entry */
+      UNSUP(st->loc, E_SPLIT_WHOLE, "a whole (extent-1) cube tile cannot reach both lanes under %s: a no-split "
+            "entry is popped whole in lane 0 only", ir_mode_name(a->m));
     S = half(a, E);
     int V = ax ? x->svc : x->svr;
     if (V < 0)                                  /* the code is a constant of the transfer (DESIGN 14.1) */
@@ -293,6 +296,14 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
   case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_REXP: case K_CEXP: {
     int cl = combine(a, st, c, &E);
     return define(a, st, cl, E);
+  }
+  case K_SETVALID: {                            /* a HALF tile: the extent on the axis is localised */
+    int cl = cls_of(a, &c->args[0]);
+    if (cl != CL_HALF) return define(a, st, cl == CL_NONE ? CL_REPL : cl, 0);
+    E = a->E[c->args[0].var->id];
+    Arg *x = &c->args[1 + ax];
+    x->ix[0] = localise(a, st->loc, x->ix[0], half(a, E));
+    return define(a, st, CL_HALF, E);
   }
   case K_RRED:
   case K_CRED: {

@@ -3,7 +3,10 @@
  * errors: a split attribute together with split_aiv (E-SPLIT-BOTH); split_aiv
  * without cube work (E-SPLIT-PURE); an aiv_shard whose lanes' valid counts
  * fit no split code (E-SPLIT-PLACE) or that narrows the extent the transfer
- * pins (E-SHARD-NARROW); a lane value moved to the cube (E-SHARD-WHOLE);
+ * pins (E-SHARD-NARROW); a whole tile crossing sides inside a region: a
+ * lane value moved to the cube, a cube tile moved to vec or sharded with
+ * mode none (E-SHARD-WHOLE: pto-isa zero-fills lane 1's copy of a code-0
+ * entry, real-findings F-10);
  * aic_gather on another axis than the aiv_shard its value came from
  * (E-SPLIT-MODE); a store of a half tile whose offset on the split axis is not
  * `lane * half + c` with no lane term on the other axis (E-SPLIT-STORE); two
@@ -18,6 +21,7 @@ typedef struct {
   Kernel *k;
   int8_t *axis;                                 /* by var id: split axis of a half tile, -1 none */
   int axes;                                     /* bit set of the axes used */
+  bool region;                                  /* inside split_aiv */
   Loc first;
 } CS;
 
@@ -66,8 +70,11 @@ static void body(CS *s, Body *b) {
     Stmt *st = b->v[i];
     if (st->k == S_SPLIT) s->axes = 0, s->first = (Loc){0};   /* each region has its own axis */
     if (st->k != S_OP) {
+      bool was = s->region;
+      s->region |= st->k == S_SPLIT;
       body(s, &st->body);
       body(s, &st->other);
+      s->region = was;
       continue;
     }
     if (st->rhs.k == A_VAR) {
@@ -79,12 +86,22 @@ static void body(CS *s, Body *b) {
     switch (ir_ops[c->op].kind) {
     case K_SHARD: {
       Mode m = (Mode)c->args[1].e;
-      if (m == MODE_NONE) break;                /* whole tiles: a task-parallel region */
+      if (m == MODE_NONE) {                     /* a code-0 entry: pto-isa zero-fills lane 1's copy */
+        if (s->region)
+          ir_error(s->c, c->args[1].loc, E_SHARD_WHOLE, "aiv_shard(%s, none) inside split_aiv: a whole cube tile "
+                   "reaches lane 0 only (lane 1 pops it zero-filled); shard it up_down or left_right, or load "
+                   "whole tiles from GM in a task-parallel region", c->args[0].var->name);
+        break;
+      }
       shard(s, st, c, MODE_AXIS(m));
       ax = MODE_AXIS(m);
       break;
     }
     case K_MOVE:
+      if (s->region && c->args[0].var->sp != SP_VEC && c->args[1].e == SP_VEC)
+        ir_error(s->c, c->loc, E_SHARD_WHOLE, "move of the cube tile '%s' to vec inside split_aiv: a whole cube "
+                 "tile reaches lane 0 only (lane 1 pops it zero-filled); use aiv_shard on an axis",
+                 c->args[0].var->name);
       if (c->args[0].var->lane && c->args[1].e != SP_VEC)
         ir_error(s->c, c->loc, E_SHARD_WHOLE, "move of the lane value '%s' to %s inside split_aiv: a whole tile "
                  "may not cross vector -> cube under a split (use aic_gather, or keep it on the vector side)",
@@ -112,6 +129,7 @@ static void body(CS *s, Body *b) {
       break;
     }
     case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_REXP: case K_CEXP: case K_RRED: case K_CRED:
+    case K_SETVALID:
       for (int j = 0; j < c->nargs && ax < 0; j++)
         if (c->args[j].k == A_VAR && c->args[j].var->kind == VK_TILE) ax = s->axis[c->args[j].var->id];
       if (ax >= 0 && ir_ops[c->op].kind == (ax ? K_RRED : K_CRED)) ax = -1;   /* reduced away */

@@ -55,6 +55,9 @@ static Body replay(Comp *c, Kernel *k, const Body *b) {
     case K_LOAD: case K_SLICE: case K_GATHER: case K_FULL:
       zero_valid(c, cl);
       break;
+    case K_SETVALID:                            /* the replay's tiles stay empty */
+      cl->args[1].ix[0] = cl->args[2].ix[0] = (Aff){0};
+      break;
     case K_TPOP: {
       /* _r = tpop(...); x = slice(_r, [0, 0], [R, C], valid=[0, 0]) keeps the slot
        * protocol while the value is empty; the slot is freed where lane 0 frees it */

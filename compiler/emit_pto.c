@@ -316,9 +316,11 @@ static const char *narrowed(E *e, const Var *v, const char *vr, const char *vc, 
   if ((isconst(e, wr, &x) && !x) || (isconst(e, wc, &y) && !y) || !e->buf[v->id] || e->ty[v->id]) {
     /* an empty operand (no static zero valid tile in pto-isa), or one with no buffer of its own:
      * a view of a popped entry is bound to no storage (real-findings.md RF-3): a copy */
-    line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, R), cidx(e, C), pt);
-    if (!((isconst(e, wr, &x) && !x) || (isconst(e, wc, &y) && !y)))
-      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, v), pt, w, pt);
+    bool empty = (isconst(e, wr, &x) && !x) || (isconst(e, wc, &y) && !y);
+    /* pto-isa's TMOV asserts equal valid shapes: the copy starts with v's (real-findings.md F-7) */
+    line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, empty ? cidx(e, R) : vr,
+         empty ? cidx(e, C) : vc, pt);
+    if (!empty) line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, v), pt, w, pt);
     line(e, "pto.set_validshape %s, %s, %s : %s", w, wr, wc, pt);
     return w;
   }
@@ -382,11 +384,7 @@ static void op_stmt(E *e, const Stmt *s) {
     char pv[64];
     const char *pty;
     int64_t z;
-    if ((isconst(e, pr, &z) && !z) || (isconst(e, pc, &z) && !z)) {
-      /* an empty load (the lane-1 replay): an empty tile, never a zero-size GM partition (DESIGN 14.8) */
-      setvalid(e, d, pr, pc);
-      return;
-    }
+    ASSERT(!(isconst(e, pr, &z) && !z) && !(isconst(e, pc, &z) && !z));   /* lower made it set_validshape */
     if (e->tr[d->id]) {                         /* B^T: T's [pr, pc] window viewed column-major as [pc, pr] */
       if (T->rank != 2) unsupported(e, loc, c->op, "a transposed load of a 1-D tensor");
       const char *dn = fresh(e, "dn");
@@ -434,6 +432,18 @@ static void op_stmt(E *e, const Stmt *s) {
       e->ind--;
       line(e, "}");
     }
+    return;
+  }
+  case K_SETVALID: {                            /* t's data with valid [r, c]: in place, or a copy first */
+    const Var *t = avar(c, 0);
+    const char *r = aff(e, &ir_pos((Call *)c, 1)->ix[0]), *cc = aff(e, &ir_pos((Call *)c, 2)->ix[0]);
+    if (t != d) {
+      const char *vr, *vc;
+      valid(e, t, &vr, &vc);
+      setvalid(e, d, vr, vc);
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, t), vty(e, t), val(e, d), vty(e, d));
+    }
+    setvalid(e, d, r, cc);
     return;
   }
   case K_SLICE: {                               /* subview: a window of t's buffer */

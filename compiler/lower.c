@@ -4,7 +4,9 @@
  * writes (the allocation padded to its layout's alignment by layout.c; the
  * valid shape is unchanged), then:
  *   load  -> x = tload(x, T, [r, c], [pr, pc])     (partition = valid extents)
- *   store -> tstore(T, [r, c], t, part=[pr, pc])   (part= when t's valid is static)
+ *            x = set_validshape(x, vr, vc)         (a static zero extent: an empty tile)
+ *   store -> tstore(T, [r, c], t, part=[pr, pc])   (part= when t's valid is static;
+ *            none when it is statically empty)
  *   slice -> subview(...)                          (explicit valid operands kept)
  *   matmul(a, b) -> _l = tmov(a, left); _r = tmov(b, right); c = tmatmul(_l, _r)
  *   move inside one core -> tmov
@@ -75,6 +77,18 @@ static void body(LW *l, Body *b) {
     switch (c->op) {
     case OP_load: {
       Arg *v = ir_kwarg(c, KW_VALID), *sh = ir_pos(c, 2);
+      if (v && ((ir_aff_const(&v->ix[0]) && !v->ix[0].c) || (ir_aff_const(&v->ix[1]) && !v->ix[1].c))) {
+        /* an empty load (the lane-1 replay): an empty tile, no GM access and
+         * never a zero-size partition (DESIGN 14.8) */
+        Stmt *t = ir_stmt_op(l->c, s->loc, s->dst, OP_set_validshape, 3);
+        Arg *a = t->rhs.call->args;
+        a[0].k = A_VAR, a[0].var = s->dst;
+        a[1].k = a[2].k = A_IEXPR;
+        a[1].ix[0] = v->ix[0], a[2].ix[0] = v->ix[1];
+        t->rhs.call->loc = c->loc;
+        ir_body_push(l->c, &out, t);
+        continue;
+      }
       Stmt *t = ir_stmt_op(l->c, s->loc, s->dst, OP_tload, 4);
       Arg *a = t->rhs.call->args;
       a[0].k = A_VAR, a[0].var = s->dst;
@@ -89,6 +103,7 @@ static void body(LW *l, Body *b) {
     }
     case OP_store: {
       const Var *t = c->args[2].var;
+      if (!t->svr || !t->svc) continue;         /* an empty tile stores nothing (DESIGN 14.7-8) */
       c->op = OP_tstore;
       if (t->svr >= 0 && t->svc >= 0) {
         Arg *p = ir_kwarg_add(l->c, c, KW_PART);

@@ -365,6 +365,24 @@ static Type check_call(T *t, Call *c) {
     r.vc = ir_aff_const(&o->ix[1]) && b.vc >= 0 ? kmax(a.vc, o->ix[1].c + b.vc) : -1;
     break;
   }
+  case K_SETVALID: {                            /* the extents' ranges are checked here, so never at run time */
+    a = tile_of(t, c, pos(t, c, 0), "the tile");
+    r = a;
+    int ext[2] = {a.R, a.C}, sv[2];
+    for (int d = 0; d < 2; d++) {
+      Arg *x = pos(t, c, 1 + d);
+      if (x->k != A_IEXPR) ERR(x->loc, E_ARG, "set_validshape takes index expressions");
+      int64_t lo, hi;
+      ir_aff_range(t->k, &x->ix[0], &lo, &hi);
+      if (!t->dead && (lo < 0 || hi > ext[d]))
+        ERR(x->loc, E_VALID, "set_validshape: the valid %s range over [%lld, %lld], outside 0..%d (clamp them)",
+            d ? "columns" : "rows", (long long)lo, (long long)hi, ext[d]);
+      sv[d] = ir_aff_const(&x->ix[0]) ? x->ix[0].c : -1;
+    }
+    r.vr = sv[0];
+    r.vc = sv[1];
+    break;
+  }
   case K_FULL: {
     shape_arg(t, c, pos(t, c, 0), &r.R, &r.C);
     Arg *v = pos(t, c, 1), *d = pos(t, c, 2);

@@ -9,7 +9,8 @@
  *             B-SUBVIEW; docs/decisions.md)
  *   B-SUBVIEW sizes > 0, constant offsets >= 0, constant valid in [0, size],
  *             window inside the parent
- *   B-PART    tload/tstore partitions inside the GM tensor
+ *   B-PART    tload/tstore partitions inside the GM tensor, every size
+ *             positive (PTOAS; an empty tile is set_validshape, DESIGN 14.8)
  *   B-STORE   partition elements = the source's valid elements (static,
  *             non-zero); source in vec, mat, acc (a2a3) or vec, acc (a5)
  *   B-LOAD    destination vec or mat, element widths equal
@@ -84,6 +85,10 @@ static void subview(VB *v, const Call *c) {
 }
 
 static void partition(VB *v, const Call *c, const Var *T, const Aff *off, const Aff *ext) {
+  for (int d = 0; d < 2; d++)                   /* PTOAS: every partition size is positive */
+    if (ir_aff_const(&ext[d]) && ext[d].c <= 0)
+      FAIL(c->loc, B_PART, "%s of a zero-size partition of '%s' (dim %d): an empty tile is set_validshape(t, 0, 0), "
+           "an empty store is none", ir_ops[c->op].name, T->name, d);
   for (int d = 0; d < 2; d++) {
     if (!ir_aff_exact(v->k, &off[d]) || !ir_aff_exact(v->k, &ext[d])) continue;
     int64_t lo, hi, elo, ehi, slo, shi;

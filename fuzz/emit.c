@@ -108,6 +108,7 @@ static void put_arg(Buf *b, const FzKernel *k, const FzArg *a) {
     put_aff(b, k, &a->ix[1]);
     putc_(b, ']');
     break;
+  case FZ_A_AFF: put_aff(b, k, &a->ix[0]); break;
   case FZ_A_NUM: putnum(b, a->num); break;
   case FZ_A_INT: puti(b, a->i); break;
   case FZ_A_DTYPE: puts_(b, dtn[a->i]); break;

@@ -1028,6 +1028,26 @@ static bool v_load_lv(Gen *g, int dt, int R, int C, Val *out) {
   return true;
 }
 
+/* set_validshape(x, i*k + c, vc) in a striding loop: x's valid rows shrink
+ * to a count that changes every iteration, known only at run time (DESIGN
+ * 14.11); the value records the largest (what a store must have room for). */
+static bool v_setvalid(Gen *g, Val *x) {
+  const Loop *l = stride_loop(g);
+  int V = x->vr[0];
+  if (!l || x->sp != FZ_VEC || V < 2 || x->vc[0] < 0 || l->trips < 2 || g->region || x->vr[1] != V) return false;
+  int span = l->step * (l->trips - 1), vmin = rng(g, 1, V - 1), kk = imin((V - vmin) / span, 4);
+  if (kk < 1) return false;
+  FzExpr *e = call(g, FZ_OP_set_validshape, 3);
+  a_expr(g, &e->a[0], x->e);
+  e->a[1].k = e->a[2].k = FZ_A_AFF;
+  e->a[1].ix[0] = aff_plus(aff(vmin - kk * l->lo), l->iv, kk);
+  e->a[2].ix[0] = aff(x->vc[0]);
+  x->e = e;
+  x->vr[0] = x->vr[1] = vmin + kk * span;
+  feat(g, FZ_FEAT_set_validshape);
+  return true;
+}
+
 /* slice of a cube tile: box-aligned (16 rows x the box columns) unless
  * p_cube_slice_unaligned; a view on the cube side. */
 static bool cube_slice(Gen *g, Val s, Val *out) {
@@ -1089,7 +1109,8 @@ static Val rhs_load(Gen *g, int dt, int K, int N, bool tb, int kv, bool full_n) 
 
 /* Matmul on the cube of two mat loads; the acc result goes through vector ops (C2V). */
 static void blk_c2v(Gen *g) {
-  int dt = pick_dt(g, true), M = dim(g, false, 0), K = dim(g, true, D_NOUNIT), N = dim(g, true, 0);
+  int dt = pick_dt(g, true), M = dim(g, false, g->brk[0] ? 0 : D_NOUNIT), K = dim(g, true, D_NOUNIT),
+      N = dim(g, true, g->brk[1] ? 0 : D_NOUNIT);   /* a unit extent is a whole tile: no C2V under its split */
   fit_mm(g, dt, &M, &K, &N, 3, 0);
   bool tb = ch(g, g->p->p_trans_b);
   FzBody *outer = wrap_ok(g) ? open_rand_loop(g, true) : NULL;
@@ -1114,6 +1135,12 @@ static void blk_c2v(Gen *g) {
     store(g, ch(g, 0.5) ? cs : vchain(g, cs, rng(g, 1, 2)));
   }
   Val y = vchain(g, s, rng(g, 1, 3));
+  if (outer && ch(g, g->p->p_set_validshape) && v_setvalid(g, &y)) {
+    if (ch(g, 0.5)) y = v_un(g, un_op(g, y.dt), y);   /* element-wise only: the valid rows change */
+    store(g, y);
+    close_loop(g, outer);
+    return;
+  }
   if (ch(g, 0.25)) reduce_stores(g, y);
   store(g, y);
   if (outer) close_loop(g, outer);
@@ -1670,10 +1697,12 @@ static void gen_explicit(Gen *g) {
   }
   store(g, x);
   if (stats) store(g, st);
-  if (ch(g, p->p_region_move)) {
-    /* a vector op on the whole cube tile: each lane receives all of it (code 0) */
-    Val y = bind(g, v_un(g, un_op(g, s.dt), s), "y");
-    feat(g, FZ_FEAT_region_move);
+  if (ch(g, p->p_task_parallel)) {
+    /* task-parallel work: each lane loads a whole tile from GM itself (a cube
+     * tile cannot reach lane 1 whole: a code-0 entry is zero-filled there) */
+    Val w = v_load(g, FZ_F32, s.R, s.C, FZ_VEC, -1, -1, 0);
+    Val y = bind(g, v_un(g, un_op(g, FZ_F32), w), "y");
+    feat(g, FZ_FEAT_task_parallel);
     store_(g, y, ch(g, p->p_lane0_store));
   }
   if (ch(g, 0.2)) store(g, s);                  /* a once statement inside the region */

@@ -562,6 +562,21 @@ static void ev_K_ASSEMBLE(Sim *s, const Stmt *st, const Call *c) {
   commit(s, st->dst, t);
 }
 
+static void ev_K_SETVALID(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  int64_t r = ieval(s, &P(c, 1)->ix[0]), cc = ieval(s, &P(c, 2)->ix[0]);
+  if (r < 0 || r > t->R || cc < 0 || cc > t->C)   /* the type checker bounds both ranges */
+    die("set_validshape [%lld, %lld] of a [%d, %d] tile", (long long)r, (long long)cc, t->R, t->C);
+  size_t n = (size_t)t->R * t->C;
+  steps(s, c, n);
+  memcpy(t->d, a->d, n * sizeof *t->d);
+  memcpy(t->def, a->def, n);                    /* outside a's valid region: undefined (mask) */
+  t->vr = (int)r;
+  t->vc = (int)cc;
+  mask(t);
+  commit(s, st->dst, t);
+}
+
 static void ev_K_FULL(Sim *s, const Stmt *st, const Call *c) {
   Tile *t = fresh(s, st->dst);
   double v = P(c, 1)->num;
