@@ -338,6 +338,14 @@ static void rowmajor(E *e, Loc loc, int op, const Var *v) {
                             "(PyPTO reshapes columns with treshape; ptoc does not yet)");
 }
 
+/* d's buffer := src's valid region, d's valid shape src's (TMOV needs them equal) */
+static void copy_into(E *e, const Var *d, const Var *src) {
+  const char *vr, *vc;
+  valid(e, src, &vr, &vc);
+  setvalid(e, d, vr, vc);
+  line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), val(e, d), vty(e, d));
+}
+
 static void op_stmt(E *e, const Stmt *s) {
   if (s->rhs.k == A_VAR) {                      /* a copy: the value moves to a new name */
     const Var *src = s->rhs.var, *d = s->dst;
@@ -346,10 +354,7 @@ static void op_stmt(E *e, const Stmt *s) {
       e->ty[d->id] = vty(e, src);
       return;
     }
-    const char *vr, *vc;
-    valid(e, src, &vr, &vc);
-    setvalid(e, d, vr, vc);
-    line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), val(e, d), vty(e, d));
+    copy_into(e, d, src);
     return;
   }
   const Call *c = s->rhs.call;
@@ -437,12 +442,7 @@ static void op_stmt(E *e, const Stmt *s) {
   case K_SETVALID: {                            /* t's data with valid [r, c]: in place, or a copy first */
     const Var *t = avar(c, 0);
     const char *r = aff(e, &ir_pos((Call *)c, 1)->ix[0]), *cc = aff(e, &ir_pos((Call *)c, 2)->ix[0]);
-    if (t != d) {
-      const char *vr, *vc;
-      valid(e, t, &vr, &vc);
-      setvalid(e, d, vr, vc);
-      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, t), vty(e, t), val(e, d), vty(e, d));
-    }
+    if (t != d) copy_into(e, d, t);
     setvalid(e, d, r, cc);
     return;
   }

@@ -164,6 +164,15 @@ static Aff cst(int x) { return (Aff){.c = x}; }
 
 /* The valid= keyword: each extent within 0..shape over every iteration. Sets
  * ext to the extents (the shape when absent); returns the keyword or NULL. */
+/* A valid extent on dim d must lie in 0..lim for every value it can take. */
+static void extent_range(T *t, Call *c, Loc loc, const Aff *x, int d, int lim) {
+  int64_t lo, hi;
+  ir_aff_range(t->k, x, &lo, &hi);
+  if (!t->dead && (lo < 0 || hi > lim))
+    ERR(loc, E_VALID, "%s: valid extent on dim %d ranges over [%lld, %lld], outside 0..%d", opn(c), d, (long long)lo,
+        (long long)hi, lim);
+}
+
 static Arg *valid_kw(T *t, Call *c, int R, int C, Aff ext[2]) {
   Arg *v = ir_kwarg(c, KW_VALID);
   ext[0] = cst(R);
@@ -171,11 +180,7 @@ static Arg *valid_kw(T *t, Call *c, int R, int C, Aff ext[2]) {
   if (!v) return NULL;
   index_arg(t, c, v, "valid");
   for (int d = 0; d < 2; d++) {
-    int64_t lo, hi;
-    ir_aff_range(t->k, &v->ix[d], &lo, &hi);
-    if (!t->dead && (lo < 0 || hi > (d ? C : R)))
-      ERR(v->loc, E_VALID, "%s: valid extent on dim %d ranges over [%lld, %lld], outside 0..%d", opn(c), d,
-          (long long)lo, (long long)hi, d ? C : R);
+    extent_range(t, c, v->loc, &v->ix[d], d, d ? C : R);
     ext[d] = v->ix[d];
   }
   return v;
@@ -372,11 +377,7 @@ static Type check_call(T *t, Call *c) {
     for (int d = 0; d < 2; d++) {
       Arg *x = pos(t, c, 1 + d);
       if (x->k != A_IEXPR) ERR(x->loc, E_ARG, "set_validshape takes index expressions");
-      int64_t lo, hi;
-      ir_aff_range(t->k, &x->ix[0], &lo, &hi);
-      if (!t->dead && (lo < 0 || hi > ext[d]))
-        ERR(x->loc, E_VALID, "set_validshape: the valid %s range over [%lld, %lld], outside 0..%d (clamp them)",
-            d ? "columns" : "rows", (long long)lo, (long long)hi, ext[d]);
+      extent_range(t, c, x->loc, &x->ix[0], d, ext[d]);
       sv[d] = ir_aff_const(&x->ix[0]) ? x->ix[0].c : -1;
     }
     r.vr = sv[0];

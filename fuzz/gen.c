@@ -1003,17 +1003,26 @@ static void subslice_stores(Gen *g, Val t, int ax) {
   feat(g, ax ? FZ_FEAT_subslice_cols : FZ_FEAT_strided_subslice_store);
 }
 
+/* An extent i*k + c of a striding loop l that stays within 1..E over the
+ * loop (k <= 4); its largest value in *vmax. False when the loop is too long. */
+static bool loop_extent(Gen *g, const Loop *l, int E, FzAff *x, int *vmax) {
+  int span = l->step * (l->trips - 1), vmin = rng(g, 1, E - 1), kk = imin((E - vmin) / span, 4);
+  if (kk < 1) return false;
+  *x = aff_plus(aff(vmin - kk * l->lo), l->iv, kk);
+  *vmax = vmin + kk * span;
+  return true;
+}
+
 /* A load in a striding loop whose valid columns grow with the loop variable:
  * valid=[R, i*k + c], within 1..C over the loop. The value records the
  * largest extent (what a store must have room for). */
 static bool v_load_lv(Gen *g, int dt, int R, int C, Val *out) {
   const Loop *l = stride_loop(g);
   if (!l || C < 2 || l->trips < 2 || g->region) return false;
-  int span = l->step * (l->trips - 1), vmin = rng(g, 1, C - 1), kk = imin((C - vmin) / span, 4);
-  if (kk < 1) return false;
-  int s2 = 0;
-  FzAff ro = advance(g, aff(0), R, &s2), vc = aff_plus(aff(vmin - kk * l->lo), l->iv, kk);
-  int vmax = vmin + kk * span;
+  FzAff vc;
+  int vmax, s2 = 0;
+  if (!loop_extent(g, l, C, &vc, &vmax)) return false;
+  FzAff ro = advance(g, aff(0), R, &s2);
   int t = tensor(g, 'A', dt, FZ_IN, R + s2, vmax + (ch(g, g->p->p_store_margin) ? rng(g, 1, 3) : 0));
   FzExpr *e = call(g, FZ_OP_load, 4);
   a_tensor(&e->a[0], t);
@@ -1035,15 +1044,16 @@ static bool v_setvalid(Gen *g, Val *x) {
   const Loop *l = stride_loop(g);
   int V = x->vr[0];
   if (!l || x->sp != FZ_VEC || V < 2 || x->vc[0] < 0 || l->trips < 2 || g->region || x->vr[1] != V) return false;
-  int span = l->step * (l->trips - 1), vmin = rng(g, 1, V - 1), kk = imin((V - vmin) / span, 4);
-  if (kk < 1) return false;
+  FzAff vr;
+  int vmax;
+  if (!loop_extent(g, l, V, &vr, &vmax)) return false;
   FzExpr *e = call(g, FZ_OP_set_validshape, 3);
   a_expr(g, &e->a[0], x->e);
   e->a[1].k = e->a[2].k = FZ_A_AFF;
-  e->a[1].ix[0] = aff_plus(aff(vmin - kk * l->lo), l->iv, kk);
+  e->a[1].ix[0] = vr;
   e->a[2].ix[0] = aff(x->vc[0]);
   x->e = e;
-  x->vr[0] = x->vr[1] = vmin + kk * span;
+  x->vr[0] = x->vr[1] = vmax;
   feat(g, FZ_FEAT_set_validshape);
   return true;
 }
