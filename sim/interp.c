@@ -165,8 +165,9 @@ static Tile *value(Sim *s, const Arg *a) {
   if (!sl || sl->cur[L] < 0) die("interp: '%s' read before it was assigned", a->var->name);
   if (sl->freed[L])
     RTERR(s, a->loc, R_PIPE_FREED, "'%s' is read after tfree released its pipe slot", a->var->name);
-  if (s->addressed) sim_mem_read(s, a->var, a->loc);
-  return &sl->t[L][sl->cur[L]];
+  Tile *t = &sl->t[L][sl->cur[L]];
+  if (s->addressed) sim_mem_read(s, a->var, t, a->loc);
+  return t;
 }
 
 Tile *sim_value(Sim *s, const Arg *a) { return value(s, a); }

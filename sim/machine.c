@@ -275,14 +275,19 @@ static _Noreturn void alias(Sim *s, const Var *v, const Slot *sl, int64_t g, Loc
           (long long)(sl->at[T] + sl->len[T]), (long long)(g * GRAN), w->name, (long long)wa, (long long)(wa + wn));
 }
 
-/* A view is in its parent's space: v->sp is the owner's. */
-void sim_mem_read(Sim *s, const Var *v, Loc loc) {
+/* A view is in its parent's space: v->sp is the owner's. Only the bytes the
+ * value's valid region can occupy are read: none when it is empty (an
+ * allocated buffer given an empty valid shape, the replay's loads), the first
+ * vr rows of a row-major (vec) buffer of its own. */
+void sim_mem_read(Sim *s, const Var *v, const Tile *t, Loc loc) {
   const Slot *sl = s->slot[v->id];
   int T = s->task;
   const uint16_t *tag = s->m->tag[T][v->sp];
-  if (sl->len[T] <= 0 || !tag) return;
+  if (sl->len[T] <= 0 || !tag || !t->vr || !t->vc) return;
   uint32_t me = sl->own[T], bad = 0;
-  int64_t g0 = sl->at[T] / GRAN, g1 = ((int64_t)sl->at[T] + sl->len[T]) / GRAN;
+  int64_t n = sl->len[T];
+  if (v->sp == SP_VEC && me == (uint32_t)v->id + 1) n = ((n / t->R) * t->vr + GRAN - 1) / GRAN * GRAN;
+  int64_t g0 = sl->at[T] / GRAN, g1 = ((int64_t)sl->at[T] + n) / GRAN;
   for (int64_t g = g0; g < g1; g++) bad |= (uint32_t)(tag[g] != me) & (uint32_t)(tag[g] != 0);
   if (!bad) return;
   int64_t g = g0;

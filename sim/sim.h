@@ -135,7 +135,7 @@ bool sim_in_replay(const Sim *s);
  * the reserve byte a tpop filled, else -1): record where its bytes are and tag
  * them as written by it; a read of v finds them still tagged so, else R-ALIAS. */
 void sim_mem_def(Sim *s, const Stmt *st, int64_t pop_at);
-void sim_mem_read(Sim *s, const Var *v, Loc loc);
+void sim_mem_read(Sim *s, const Var *v, const Tile *t, Loc loc);
 
 Sim *sim_new(const Kernel *k, const SimOpts *o);
 void sim_free(Sim *s);

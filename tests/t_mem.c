@@ -59,6 +59,16 @@ static const Case cases[] = {
        a = load(A, [0, 0], [16, 16], space=mat); b = load(B, [0, 0], [16, 16], space=mat); c = matmul(a, b);
        x = load(X, [0, 0], [16, 16]); y = add(c, x); w = add(c, y); store(O, [0, 0], w); }),
    "y", "_m", 0, "R-ALIAS", "'_m", "'y'"},
+  {"mem-9", "only a value's valid rows are read: a buffer moved onto the rows past them runs clean",
+   K(kernel k(A: f32[16, 64] in, O: f32[16, 64] out, P: f32[8, 64] out) split(none) target(a5) slots(2) {
+       a = load(A, [0, 0], [16, 64], valid=[8, 64]); b = load(A, [8, 0], [8, 64]); c = adds(b, 1.0);
+       store(O, [0, 0], a); store(P, [0, 0], c); }),
+   "b", "a", 2048, "ok", NULL, NULL},
+  {"mem-10", "one row more (a valid row overwritten) is R-ALIAS",
+   K(kernel k(A: f32[16, 64] in, O: f32[16, 64] out, P: f32[8, 64] out) split(none) target(a5) slots(2) {
+       a = load(A, [0, 0], [16, 64], valid=[8, 64]); b = load(A, [8, 0], [8, 64]); c = adds(b, 1.0);
+       store(O, [0, 0], a); store(P, [0, 0], c); }),
+   "b", "a", 1792, "R-ALIAS", "'a'", "'b'"},
 };
 
 static Var *find(Kernel *k, const char *name) {
