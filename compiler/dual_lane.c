@@ -102,10 +102,13 @@ static void inline_regions(Comp *c, Body *b, Var *lane, int from, Body *out) {
       inline_regions(c, &s->body, lane, s->iv->id, out);
       continue;
     }
-    if (s->k == S_FOR) {
-      Body inner = {0};
+    if (s->k == S_FOR || s->k == S_COND) {
+      Body inner = {0}, other = {0};
       inline_regions(c, &s->body, lane, from, &inner);
+      inline_regions(c, &s->other, lane, from, &other);
       s->body = inner;
+      s->other = other;
+      if (from >= 0) relane_aff(&s->ca, from, lane->id), relane_aff(&s->cb, from, lane->id);
     } else if (s->k == S_OP && s->rhs.k == A_CALL) {
       Call *cl = s->rhs.call;
       for (int j = 0; j < cl->nargs && from >= 0; j++)

@@ -787,6 +787,59 @@ static void op_stmt(E *e, const Stmt *s) {
 
 /* ---- statements and regions ------------------------------------------------------- */
 
+/* Index scalars defined before a region and assigned in it: their SSA values
+ * are carried through the region (scf.for iter_args, scf.if results). */
+enum { MAXCARRY = 16 };
+typedef struct {
+  const Var *v[MAXCARRY];
+  int n;
+} Carry;
+
+static void carried(E *e, const Body *b, Carry *k, Loc loc) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      carried(e, &s->body, k, loc);
+      carried(e, &s->other, k, loc);
+      continue;
+    }
+    const Var *d = s->dst;
+    if (!d || d->kind != VK_SCALAR || !e->cur[d->id]) continue;
+    int j = 0;
+    while (j < k->n && k->v[j] != d) j++;
+    if (j < k->n) continue;
+    if (k->n == MAXCARRY) unsupported(e, loc, -1, "more than 16 index scalars carried through one region");
+    k->v[k->n++] = d;
+  }
+}
+
+/* "index, index" for n carried values */
+static const char *idx_types(E *e, int n) {
+  char *t = ir_alloc(e->c->A, (size_t)n * 7 + 1);
+  for (int i = 0; i < n; i++) strcat(t, i ? ", index" : "index");
+  return t;
+}
+
+static void yield(E *e, const Carry *k) {
+  if (!k->n) return;
+  char buf[1024] = "";
+  for (int i = 0; i < k->n; i++) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? ", " : "", val(e, k->v[i]));
+  line(e, "scf.yield %s : %s", buf, idx_types(e, k->n));
+}
+
+/* After a region with results r: each carried scalar is now one of them. */
+static void rebind(E *e, const Carry *k, const char *r) {
+  for (int i = 0; i < k->n; i++) e->cur[k->v[i]->id] = k->n == 1 ? r : ir_fmt(e->c->A, "%s#%d", r, i);
+}
+
+/* The results' name as defined ("%c_7:2"); *base gets "%c_7". */
+static const char *result_of(E *e, const Carry *k, const char **base) {
+  if (!k->n) return NULL;
+  const char *r = fresh(e, "c");
+  *base = r;
+  return k->n == 1 ? r : ir_fmt(e->c->A, "%s:%d", r, k->n);
+}
+
 static void body(E *e, const Body *b) {
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
@@ -797,12 +850,53 @@ static void body(E *e, const Body *b) {
       const char *x = fresh(e, iv->name);
       int hi = iv->step > 0 ? iv->hi : iv->lo;
       if (iv->step <= 0) unsupported(e, s->loc, -1, "a loop with a negative step");
-      line(e, "scf.for %s = %s to %s step %s {", x, cidx(e, iv->lo), cidx(e, hi), cidx(e, iv->step));
+      Carry k = {0};
+      carried(e, &s->body, &k, s->loc);
+      const char *rb = NULL, *r = result_of(e, &k, &rb);
+      char args[1024] = "";
+      for (int j = 0; j < k.n; j++) {           /* iter_args(%a = init, ...) */
+        const char *a = fresh(e, k.v[j]->name);
+        snprintf(args + strlen(args), sizeof args - strlen(args), "%s%s = %s", j ? ", " : "", a, val(e, k.v[j]));
+        e->cur[k.v[j]->id] = a;
+      }
+      if (k.n)
+        line(e, "%s = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {", r, x, cidx(e, iv->lo), cidx(e, hi),
+             cidx(e, iv->step), args, idx_types(e, k.n));
+      else line(e, "scf.for %s = %s to %s step %s {", x, cidx(e, iv->lo), cidx(e, hi), cidx(e, iv->step));
       e->cur[iv->id] = x;
       e->ind++;
       body(e, &s->body);
+      yield(e, &k);
       e->ind--;
       line(e, "}");
+      if (k.n) rebind(e, &k, rb);
+      break;
+    }
+    case S_COND: {                              /* if a REL b { body } else { other } */
+      static const char *const pred[] = {"slt", "sle", "sgt", "sge", "eq", "ne"};
+      const char *a = aff(e, &s->ca), *bb = aff(e, &s->cb), *cnd = fresh(e, "if");
+      line(e, "%s = arith.cmpi %s, %s, %s : index", cnd, pred[s->rel], a, bb);
+      Carry k = {0};
+      carried(e, &s->body, &k, s->loc);
+      carried(e, &s->other, &k, s->loc);
+      const char *rb = NULL, *r = result_of(e, &k, &rb), *was[MAXCARRY];
+      for (int j = 0; j < k.n; j++) was[j] = val(e, k.v[j]);
+      if (k.n) line(e, "%s = scf.if %s -> (%s) {", r, cnd, idx_types(e, k.n));
+      else line(e, "scf.if %s {", cnd);
+      e->ind++;
+      body(e, &s->body);
+      yield(e, &k);
+      e->ind--;
+      for (int j = 0; j < k.n; j++) e->cur[k.v[j]->id] = was[j];
+      if (s->other.n || k.n) {
+        line(e, "} else {");
+        e->ind++;
+        body(e, &s->other);
+        yield(e, &k);
+        e->ind--;
+      }
+      line(e, "}");
+      if (k.n) rebind(e, &k, rb);
       break;
     }
     case S_SPLIT:                               /* each vector lane runs the body with its own subblock index */

@@ -67,6 +67,10 @@ static bool scan(EM *e, const Body *b) {
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
     if (s->k != S_OP) {
+      if (s->k == S_COND) {                     /* if/while run on the vector side */
+        changed |= note_uses(e, &s->ca, SIDE_V) | note_uses(e, &s->cb, SIDE_V);
+        changed |= scan(e, &s->other);
+      }
       changed |= scan(e, &s->body);
       continue;
     }
@@ -264,9 +268,44 @@ static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb, Var *lane) {
   ir_body_push(e->c, dir == PIPE_C2V ? vb : cb, pop);
 }
 
+/* The GM accesses under if/while, fenced where the statement starts (the
+ * cube cannot wait on a branch only the lanes decide). */
+static void fence_cond(EM *e, const Body *b, Body *cb, Body *vb, Loc l) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      fence_cond(e, &s->body, cb, vb, l);
+      fence_cond(e, &s->other, cb, vb, l);
+      continue;
+    }
+    if (s->rhs.k != A_CALL) continue;
+    const Call *c = s->rhs.call;
+    OpKind k = ir_ops[c->op].kind;
+    if (k == K_LOAD || k == K_STORE || k == K_GATHER) fence(e, cb, vb, c->args[0].var, SIDE_V, k == K_STORE, l);
+    if (k == K_GATHER) {
+      fence(e, cb, vb, c->args[1].var, SIDE_V, false, l);
+      fence(e, cb, vb, c->args[2].var, SIDE_V, false, l);
+    }
+  }
+}
+
 static void split_body(EM *e, const Body *in, Body *cb, Body *vb, Var *lane) {
   for (int i = 0; i < in->n; i++) {
     Stmt *s = in->v[i];
+    if (s->k == S_COND) {                       /* per-lane work only (typecheck): all of it on the vector side */
+      fence_cond(e, &s->body, cb, vb, s->loc);
+      fence_cond(e, &s->other, cb, vb, s->loc);
+      Body c1 = {0}, c2 = {0}, v1 = {0}, v2 = {0};
+      split_body(e, &s->body, &c1, &v1, lane);
+      split_body(e, &s->other, &c2, &v2, lane);
+      if (c1.n || c2.n) die("expand_mixed: cube work under if/while");
+      Stmt *r = ir_alloc(e->c->A, sizeof *r);
+      *r = *s;
+      r->body = v1;
+      r->other = v2;
+      ir_body_push(e->c, vb, r);
+      continue;
+    }
     if (s->k == S_FOR || s->k == S_SPLIT) {
       Body sc = {0}, sv = {0};
       split_body(e, &s->body, &sc, &sv, s->k == S_SPLIT ? s->iv : lane);

@@ -203,6 +203,20 @@ Aff ir_aff_add(Aff a, const Aff *b, int sign) {
   return a;
 }
 
+static const char *const rel_names[] = {"<", "<=", ">", ">=", "==", "!="};
+const char *ir_rel_name(Rel r) { return rel_names[r]; }
+bool ir_rel_holds(Rel r, int64_t a, int64_t b) {
+  switch (r) {
+  case REL_LT: return a < b;
+  case REL_LE: return a <= b;
+  case REL_GT: return a > b;
+  case REL_GE: return a >= b;
+  case REL_EQ: return a == b;
+  case REL_NE: return a != b;
+  }
+  return false;
+}
+
 int ir_loop_trips(const Var *v) {
   if (v->kind == VK_LANE) return 2;
   if (v->kind != VK_LOOP) return 1;
@@ -354,6 +368,7 @@ static uint64_t fp_body(uint64_t h, const Body *b) {
     h = h * 31 + s->k;
     h = h * 31 + (s->dst ? (uint64_t)s->dst->id + 1 : 0);
     if (s->rhs.k == A_CALL) h = (h * 31 + s->rhs.call->op) * 31 + (uint64_t)s->rhs.call->nargs;
+    if (s->k == S_COND) h = ((h * 31 + s->rel) * 31 + (uint64_t)s->ca.n) * 31 + (uint64_t)(uint32_t)s->ca.c;
     if (s->body.n || s->other.n) h = fp_body(fp_body(h, &s->body), &s->other);
   }
   return h;

@@ -72,7 +72,10 @@ Tok *ir_lex(Comp *c, int *ntok) {
       }
       t->k = isfloat ? TK_NUM : TK_INT;
       p = q;
-    } else if (strchr("()[]{},;:=+-*", ch)) {
+    } else if (strchr("=<>!", ch) && p + 1 < end && p[1] == '=') {   /* == <= >= != */
+      t->k = TK_PUNCT;
+      p += 2;
+    } else if (strchr("()[]{},;:=+-*<>", ch)) {
       t->k = TK_PUNCT;
       p++;
     } else if (isprint(ch)) {

@@ -66,6 +66,12 @@ static void walk(MP *m, const Body *b) {
       walk(m, &s->body);
       continue;
     }
+    if (s->k == S_COND) {                       /* both branches in turn: a value live through the
+                                                   statement spans both, one local to a branch only it */
+      walk(m, &s->body);
+      walk(m, &s->other);
+      continue;
+    }
     if (s->k == S_IF) {
       walk(m, m->replay ? &s->other : &s->body);   /* one lane runs one branch */
       continue;

@@ -29,7 +29,8 @@ static const char *const reserved[] = {
     "kernel", "for",  "in",    "range",   "split_aiv", "store",  "out",        "inout",
     "f32",    "f16",  "i32",   "vec",     "mat",       "acc",    "up_down",    "left_right",
     "split",  "target", "slots", "none",  "a2a3",      "a5",     "up_down_odd", "left_right_odd",
-    "aic",    "aiv",  "if",    "replay",  "c2v",       "v2c",    "left",   "right", NULL};
+    "aic",    "aiv",  "if",    "replay",  "c2v",       "v2c",    "left",   "right",
+    "else",   "while", NULL};
 
 bool ir_reserved(const char *s, size_t n) {
   for (int i = 0; reserved[i]; i++)
@@ -233,6 +234,19 @@ static Aff iexpr(P *p) {
     }
   }
 }
+/* cond = iexpr REL iexpr */
+static void cond(P *p, Stmt *s) {
+  static const char *const rels[] = {"<", "<=", ">", ">=", "==", "!="};
+  s->ca = iexpr(p);
+  Tok *r = peek(p);
+  int k = 0;
+  while (k < 6 && !is(r, rels[k])) k++;
+  if (k == 6) ir_error(p->c, r->loc, E_PARSE, "expected a comparison (< <= > >= == !=), found %s", desc(p, r));
+  next(p);
+  s->rel = (Rel)k;
+  s->cb = iexpr(p);
+}
+
 static void index2(P *p, Aff ix[2]) {
   expect(p, "[");
   ix[0] = iexpr(p);
@@ -398,20 +412,40 @@ static Stmt *stmt(P *p) {
     scoped_block(p, &s->body);
     return s;
   }
-  if (is(t, "if")) {
+  if (is(t, "if") || is(t, "while")) {
     next(p);
-    Tok *n = expect_ident(p, "the lane variable");
-    Var *v = lookup(p, n->s, (size_t)n->len);
-    if (!v || v->kind != VK_LANE) ir_error(p->c, n->loc, E_SCOPE, "'if' tests the lane variable of an enclosing split_aiv");
-    expect(p, "=");
-    expect(p, "=");
-    Tok *z = peek(p);
-    if (expect_int(p, "0") != 0) ir_error(p->c, z->loc, E_PARSE, "'if' tests lane == 0");
-    s->k = S_IF;
-    s->iv = v;
+    if (!p->lane) ir_error(p->c, t->loc, E_SCOPE, "'%.*s' is only allowed inside split_aiv", t->len, t->s);
+    Tok *a0 = peek(p);
+    cond(p, s);
+    if (is(t, "while")) {                       /* while c max N { B }  ==  for _w in range(0, N) { if c { B } } */
+      expect(p, "max");
+      Tok *nt = peek(p);
+      int64_t n = expect_int(p, "the iteration bound");
+      if (n < 1 || n > 4096) ir_error(p->c, nt->loc, E_RANGE, "while bound %lld out of range (1..4096)", (long long)n);
+      Stmt *w = ir_alloc(p->c->A, sizeof *w);
+      w->loc = t->loc;
+      w->k = S_FOR;
+      w->wloop = true;
+      w->iv = ir_temp(p->c, p->k, "w", VK_LOOP, t->loc);
+      w->iv->lo = 0, w->iv->hi = (int)n, w->iv->step = 1;
+      s->k = S_COND;
+      scoped_block(p, &s->body);
+      ir_body_push(p->c, &w->body, s);
+      return w;
+    }
     scoped_block(p, &s->body);
-    expect(p, "replay");
-    scoped_block(p, &s->other);
+    if (accept(p, "replay")) {                  /* per-core IR: if lane == 0 { body } replay { other } */
+      if (s->ca.n != 1 || s->ca.k[0] != 1 || s->ca.c || p->k->vars[s->ca.v[0]]->kind != VK_LANE)
+        ir_error(p->c, a0->loc, E_SCOPE, "'if ... replay' tests the lane variable of an enclosing split_aiv");
+      if (s->rel != REL_EQ || s->cb.n || s->cb.c) ir_error(p->c, a0->loc, E_PARSE, "'if ... replay' tests lane == 0");
+      s->k = S_IF;
+      s->iv = p->k->vars[s->ca.v[0]];
+      s->ca = s->cb = (Aff){0};
+      scoped_block(p, &s->other);
+      return s;
+    }
+    s->k = S_COND;
+    if (accept(p, "else")) scoped_block(p, &s->other);
     return s;
   }
   if (is(t, "for")) {

@@ -73,6 +73,12 @@ static void arg(FILE *f, const Kernel *k, const Arg *a) {
   }
 }
 
+static void cond(FILE *f, const Kernel *k, const Stmt *s) {
+  aff(f, k, &s->ca);
+  fprintf(f, " %s ", ir_rel_name(s->rel));
+  aff(f, k, &s->cb);
+}
+
 static void call(FILE *f, const Kernel *k, const Call *c) {
   fprintf(f, "%s(", ir_ops[c->op].name);
   for (int i = 0; i < c->nargs; i++) {
@@ -86,7 +92,15 @@ static void body(FILE *f, const Kernel *k, const Body *b, int ind) {
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
     fprintf(f, "%*s", 2 * ind, "");
-    if (s->k == S_FOR) {
+    if (s->k == S_FOR && s->wloop && s->body.n == 1 && s->body.v[0]->k == S_COND && !s->body.v[0]->other.n) {
+      const Stmt *c = s->body.v[0];             /* the bounded while it was parsed from */
+      fputs("while ", f);
+      cond(f, k, c);
+      fprintf(f, " max %d {\n", s->iv->hi);
+      body(f, k, &c->body, ind + 1);
+      fprintf(f, "%*s}\n", 2 * ind, "");
+      continue;
+    } else if (s->k == S_FOR) {
       const Var *v = s->iv;
       fprintf(f, "for %s in range(%d, %d, %d) {\n", v->name, v->lo, v->hi, v->step);
     } else if (s->k == S_SPLIT) {
@@ -98,6 +112,17 @@ static void body(FILE *f, const Kernel *k, const Body *b, int ind) {
       body(f, k, &s->body, ind + 1);
       fprintf(f, "%*s} replay {\n", 2 * ind, "");
       body(f, k, &s->other, ind + 1);
+      fprintf(f, "%*s}\n", 2 * ind, "");
+      continue;
+    } else if (s->k == S_COND) {
+      fputs("if ", f);
+      cond(f, k, s);
+      fputs(" {\n", f);
+      body(f, k, &s->body, ind + 1);
+      if (s->other.n) {
+        fprintf(f, "%*s} else {\n", 2 * ind, "");
+        body(f, k, &s->other, ind + 1);
+      }
       fprintf(f, "%*s}\n", 2 * ind, "");
       continue;
     } else {

@@ -212,8 +212,12 @@ struct Call {
   bool perlane;                                 /* runs once per lane (inside split_aiv) */
 };
 
-/* S_FUNC: a core's program (aic or aiv); S_IF: `if lane == 0 { body } replay { other }`. */
-typedef enum { S_OP, S_FOR, S_SPLIT, S_FUNC, S_IF } StmtKind;
+/* S_FUNC: a core's program (aic or aiv); S_IF: `if lane == 0 { body } replay { other }`;
+ * S_COND: `if a REL b { body } else { other }` inside split_aiv (a bounded
+ * `while a REL b max N { B }` is S_FOR `_w in range(0, N)` marked wloop whose
+ * body is one S_COND with B). */
+typedef enum { S_OP, S_FOR, S_SPLIT, S_FUNC, S_IF, S_COND } StmtKind;
+typedef enum { REL_LT, REL_LE, REL_GT, REL_GE, REL_EQ, REL_NE } Rel;
 typedef enum { FN_AIC, FN_AIV } Func;
 typedef struct Stmt Stmt;
 typedef struct {
@@ -228,8 +232,11 @@ struct Stmt {
   Arg rhs;                                      /* S_OP: A_VAR (copy) or A_CALL */
   Var *iv;                                      /* S_FOR loop var, S_SPLIT / S_IF lane var */
   Body body;
-  Body other;                                   /* S_IF: the replay body */
+  Body other;                                   /* S_IF: the replay body; S_COND: the else body */
   Func fn;                                      /* S_FUNC */
+  Aff ca, cb;                                   /* S_COND: the condition ca REL cb */
+  Rel rel;
+  bool wloop;                                   /* S_FOR: a bounded while (printed as one) */
 };
 
 typedef struct Kernel {
@@ -274,6 +281,8 @@ void ir_aff_range(const Kernel *k, const Aff *a, int64_t *lo, int64_t *hi);
 void ir_aff_range2(const Kernel *k, const Aff *a, const Aff *b, int s, int64_t *lo, int64_t *hi);
 int ir_loop_last(const Var *v);                 /* last value taken, lo when empty */
 int ir_loop_trips(const Var *v);
+const char *ir_rel_name(Rel r);                 /* "<", "<=", ... */
+bool ir_rel_holds(Rel r, int64_t a, int64_t b);
 Arg *ir_kwarg(Call *c, Kw kw);                 /* NULL when absent */
 Arg *ir_kwarg_add(Comp *cp, Call *c, Kw kw);   /* the keyword argument, appended when absent */
 Arg *ir_pos(Call *c, int i);                   /* i-th positional argument or NULL */

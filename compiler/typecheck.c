@@ -22,6 +22,7 @@ typedef struct {
   bool changed;
   Diag held;                                    /* the first failure of this round's final checks */
   int dead;                                     /* inside a loop that never runs: no range checks */
+  int cond;                                     /* inside if/while bodies */
 } T;
 
 #define ERR(loc, code, ...) ir_error(t->c, loc, code, __VA_ARGS__)
@@ -725,6 +726,20 @@ static void assign(T *t, Stmt *s, Type ty) {
   if (v->svc != ty.vc && v->svc != -1) v->svc = -1, t->changed = true;
 }
 
+/* Under if/while in a split region only per-lane statements run: no cube
+ * work, no transfer, no pipe or fence (either would have to be matched by the
+ * other side whatever each lane decides). */
+static void lane_only(T *t, const Call *c) {
+  OpKind k = ir_ops[c->op].kind;
+  bool xfer = k == K_SHARD || k == K_JOIN || k == K_MOVE || k == K_PIPE || k == K_TPUSH || k == K_TPOP ||
+              k == K_TFREE || k == K_SYNC;
+  const Arg *x = k == K_STORE ? &c->args[2] : NULL;
+  bool lane_store = x && ((x->k == A_VAR && x->var->lane) || (x->k == A_CALL && x->call->ty.lane));
+  if (xfer || (!c->perlane && !lane_store))
+    ERR(c->loc, E_SPLIT_COND, "%s %s; under if/while inside split_aiv only per-lane vector work may run", opn(c),
+        xfer ? "is a transfer between cube and vector" : "runs once on the cube");
+}
+
 static void check_body(T *t, Body *b) {
   for (int i = 0; i < b->n; i++) {
     Stmt *s = b->v[i];
@@ -750,6 +765,13 @@ static void check_body(T *t, Body *b) {
       check_body(t, &s->body);
       check_body(t, &s->other);
       break;
+    case S_COND:
+      if (!t->lane) ERR(s->loc, E_SCOPE, "'if' and 'while' are only allowed inside split_aiv");
+      t->cond++;
+      check_body(t, &s->body);
+      check_body(t, &s->other);
+      t->cond--;
+      break;
     case S_OP:
       if (s->rhs.k == A_VAR) {
         Var *v = s->rhs.var;
@@ -760,6 +782,7 @@ static void check_body(T *t, Body *b) {
         break;
       }
       Type ty = check_call(t, s->rhs.call);
+      if (t->cond) lane_only(t, s->rhs.call);
       if (!s->dst && ty.k != TY_NONE)
         ERR(s->loc, E_ARG, "the result of %s must be assigned to a name", opn(s->rhs.call));
       if (s->dst) assign(t, s, ty);

@@ -45,6 +45,8 @@ static Stmt *copy_stmt(UR *u, const Stmt *s, int var, int val) {
   if (s->k != S_OP) {
     r->body = copy_body(u, &s->body, var, val);
     r->other = copy_body(u, &s->other, var, val);
+    subst(&r->ca, var, val);
+    subst(&r->cb, var, val);
     return r;
   }
   if (s->rhs.k != A_CALL) return r;

@@ -104,6 +104,7 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
   s->A = A;
   s->k = k;
   s->max_steps = o && o->max_steps ? o->max_steps : 400000000ull;
+  s->only = -1;
   s->memo = o ? o->memo : NULL;
   s->on_pop = o ? o->on_pop : NULL;
   s->hook_ctx = o ? o->hook_ctx : NULL;
@@ -1056,6 +1057,19 @@ static void run_body(Sim *s, const Body *b) {
     case S_SPLIT:
       run_body(s, &st->body);
       break;
+    case S_COND: {                              /* per lane (lane 0 first): its branch, that lane only */
+      int only = s->only;
+      for (int L = 0; L < 2; L++) {
+        if (only >= 0 && L != only) continue;
+        s->lane = L;
+        bool yes = ir_rel_holds(st->rel, ieval(s, &st->ca), ieval(s, &st->cb));
+        s->only = L;
+        run_body(s, yes ? &st->body : &st->other);
+        s->only = only;
+      }
+      s->lane = 0;
+      break;
+    }
     case S_FUNC:
     case S_IF:
       die("the reference interpreter runs source IR; per-core programs run on the machine (sim/machine.c)");
@@ -1065,6 +1079,7 @@ static void run_body(Sim *s, const Body *b) {
         for (int a = 0; a < st->rhs.call->nargs; a++)
           if (st->rhs.call->args[a].k == A_CALL) die("interp: nested call; run flatten first");
       for (int L = 0; L < (per ? 2 : 1); L++) {
+        if (s->only >= 0 && L != s->only) continue;
         s->lane = L;
         sim_exec(s, st);
       }

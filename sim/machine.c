@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { I_OP, I_FOR, I_NEXT, I_IF, I_GOTO };
+enum { I_OP, I_FOR, I_NEXT, I_IF, I_GOTO, I_COND };
 typedef struct {
   uint8_t k;
   bool replay;
@@ -126,6 +126,15 @@ static void linearize(Sim *s, Prog *p, const Body *b, bool replay) {
       int g = emit(s, p, I_GOTO, st, replay);
       p->v[f].a = p->n;
       linearize(s, p, &st->other, true);
+      p->v[g].a = p->n;
+      break;
+    }
+    case S_COND: {                              /* I_COND: on false to the else body */
+      int f = emit(s, p, I_COND, st, replay);
+      linearize(s, p, &st->body, replay);
+      int g = emit(s, p, I_GOTO, st, replay);
+      p->v[f].a = p->n;
+      linearize(s, p, &st->other, replay);
       p->v[g].a = p->n;
       break;
     }
@@ -542,6 +551,9 @@ static bool step(Sim *s, int i) {
     return true;
   case I_GOTO:
     t->pc = in->a;
+    return true;
+  case I_COND:
+    t->pc = ir_rel_holds(in->st->rel, sim_ieval(s, &in->st->ca), sim_ieval(s, &in->st->cb)) ? t->pc + 1 : in->a;
     return true;
   }
   const Stmt *st = in->st;

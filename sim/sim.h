@@ -94,6 +94,7 @@ struct Sim {
   int64_t *ival[SIM_CTX];                       /* loop variables, by context and var id */
   int64_t *sval[SIM_CTX];                       /* computed scalars, by context and var id */
   int lane;                                     /* lane number of the statement running */
+  int only;                                     /* reference run inside if/while: the one lane running, else -1 */
   bool mc;                                      /* running on the machine: context = task */
   bool addressed;                               /* ... with memplan's offsets: sim_mem_* track the bytes */
   int task;
