@@ -801,12 +801,13 @@ void ir_typecheck(Comp *c, Kernel *k) {
       if (t.held.set) ir_error(c, t.held.loc, t.held.code, "%s", t.held.msg);
       return;
     }
-    if (round > 2 * k->nvars + 4)               /* widen: every value unknown, every scalar range wide */
-      for (int i = 0; i < k->nvars; i++) {
-        Var *v = k->vars[i];
-        v->svr = v->svc = -1;
-        if (v->kind == VK_SCALAR && v->computed) v->lo = -(1 << 30), v->hi = 1 << 30;
-      }
+    /* widen: first every scalar range (a carried counter grows one step a
+     * round), then, if that was not enough, every valid shape */
+    for (int i = 0; i < k->nvars && round > 2 * k->nvars + 4; i++) {
+      Var *v = k->vars[i];
+      if (round > 3 * k->nvars + 8) v->svr = v->svc = -1;
+      if (v->kind == VK_SCALAR && v->computed) v->lo = -(1 << 30), v->hi = 1 << 30;
+    }
     ASSERT(round < 4 * k->nvars + 16);
   }
 }

@@ -166,6 +166,28 @@ static void put_body(Buf *b, const FzKernel *k, const FzBody *body, int d) {
       indent(b, d);
       puts_(b, "}\n");
       break;
+    case FZ_S_IF:
+    case FZ_S_WHILE: {
+      static const char *const rel[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
+      puts_(b, s->k == FZ_S_IF ? "if " : "while ");
+      put_aff(b, k, &s->ca);
+      puts_(b, rel[s->rel]);
+      put_aff(b, k, &s->cb);
+      if (s->k == FZ_S_WHILE) {
+        puts_(b, " max ");
+        puti(b, s->hi);
+      }
+      puts_(b, " {\n");
+      put_body(b, k, &s->body, d + 1);
+      indent(b, d);
+      if (s->other.n) {
+        puts_(b, "} else {\n");
+        put_body(b, k, &s->other, d + 1);
+        indent(b, d);
+      }
+      puts_(b, "}\n");
+      break;
+    }
     case FZ_S_SPLIT:
       puts_(b, "for ");
       puts_(b, k->names[s->iv]);

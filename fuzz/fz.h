@@ -127,6 +127,8 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   P(p_lane_load, 0.5, "a lane loads its own half of a tensor")                                        \
   P(p_set_validshape, 0.3, "a looped C2V chain's valid rows set per iteration (set_validshape)")      \
   P(p_task_parallel, 0.3, "task-parallel work in split_aiv: each lane loads a whole GM tile")        \
+  P(p_lane_cond, 0.4, "a split_aiv region branches on the lane (if/else or a bounded while)")        \
+  P(p_lane_while, 0.4, "... the branch is a bounded while with a carried counter")                   \
   P(p_lane0_store, 0.5, "a value equal in both lanes is stored with lane=0")                           \
   /* paged gather */                                                                                   \
   P(p_gather_mat, 0.3, "a paged gather goes into a mat tile (block size 16, aligned runs)")           \
@@ -168,7 +170,7 @@ typedef enum { FZ_IN, FZ_OUT, FZ_INOUT } FzDir;
   X(recip) X(cast) X(row_sum) X(row_max) X(row_min) X(col_sum) X(col_max) X(col_min)                 \
   X(row_expand_add) X(row_expand_sub) X(row_expand_mul) X(row_expand_div) X(row_expand_max)          \
   X(row_expand_min) X(col_expand_add) X(col_expand_sub) X(col_expand_mul) X(col_expand_div)          \
-  X(matmul) X(matmul_acc) X(aiv_shard) X(aic_gather) X(subblock_idx) X(set_validshape)
+  X(matmul) X(matmul_acc) X(aiv_shard) X(aic_gather) X(subblock_idx) X(set_validshape) X(imin) X(imax)
 typedef enum {
   FZ_OP_VAR,                                    /* a name, not a call */
 #define FZ_X_(n) FZ_OP_##n,
@@ -208,7 +210,7 @@ struct FzExpr {
   FzArg *a;
 };
 
-typedef enum { FZ_S_ASSIGN, FZ_S_STORE, FZ_S_FOR, FZ_S_SPLIT } FzStmtKind;
+typedef enum { FZ_S_ASSIGN, FZ_S_STORE, FZ_S_FOR, FZ_S_SPLIT, FZ_S_IF, FZ_S_WHILE } FzStmtKind;
 typedef struct FzStmt FzStmt;
 typedef struct {
   FzStmt **v;
@@ -219,8 +221,11 @@ struct FzStmt {
   int16_t dst;                                  /* ASSIGN: the name */
   FzExpr *e;                                    /* ASSIGN: the value; STORE: the store call */
   int16_t iv;                                   /* FOR / SPLIT: the loop or lane name */
-  int lo, hi, step;
+  int lo, hi, step;                             /* WHILE: hi is the bound (max) */
   FzBody body;
+  FzBody other;                                 /* IF: the else body */
+  FzAff ca, cb;                                 /* IF / WHILE: the condition ca REL cb */
+  uint8_t rel;                                  /* 0..5: < <= > >= == != */
 };
 
 enum { FZ_MAXPARAM = 96, FZ_MAXNAME = 1024, FZ_NAMELEN = 12 };
@@ -241,7 +246,8 @@ typedef struct {
   X(gather_fewer_indices) X(gather_mat) X(reduction_row) X(reduction_col) X(row_expand)             \
   X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(cast) X(loop) X(loop_carried)    \
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
-  X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid)
+  X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
+  X(lane_if) X(lane_while)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)

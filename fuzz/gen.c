@@ -1619,6 +1619,67 @@ static Val v_join(Gen *g, Val h, int ax) {
   return r;
 }
 
+/* An index scalar statement: name = op(a, b) on index expressions. */
+static void scalar_stmt(Gen *g, int name, int op, FzAff a, FzAff b) {
+  FzStmt *st = al(g, sizeof *st);
+  st->k = FZ_S_ASSIGN;
+  st->dst = (int16_t)name;
+  st->e = call(g, op, 2);
+  st->e->a[0].k = st->e->a[1].k = FZ_A_AFF;
+  st->e->a[0].ix[0] = a;
+  st->e->a[1].ix[0] = b;
+  push(g, g->out, st);
+  g->k->nstmts++;
+}
+
+/* x = op(x, c): an element-wise step that keeps x's shape and valid region
+ * and stays finite when repeated. */
+static void lane_step(Gen *g, Val *x) {
+  static const int opf[] = {FZ_OP_adds, FZ_OP_subs, FZ_OP_maxs, FZ_OP_mins};
+  static const double cs[] = {0.5, 1, 2, 0.25, -1};
+  int op = opf[below(g, 4)];
+  *x = reassign(g, *x, v_bins(g, op, *x, x->dt == FZ_I32 ? (double)rng(g, -3, 3) : cs[below(g, 5)]));
+}
+
+/* Control flow the lanes decide (DESIGN 14.11): `if lane REL c { x = .. }
+ * [else { x = .. }]`, or `n = imax(0, 0); while n < c0 + c1*lane max M { x =
+ * ..; n = imin(n + 1, M); }`. Only per-lane vector work runs under it. */
+static void lane_cond(Gen *g, Val *x) {
+  FzStmt *st = al(g, sizeof *st);
+  FzAff lane = aff_plus(aff(0), g->sb >= 0 && ch(g, 0.5) ? g->sb : g->lane, 1);
+  FzBody *out = g->out;
+  if (ch(g, g->p->p_lane_while)) {
+    int n = newname(g, "n");
+    scalar_stmt(g, n, FZ_OP_imax, aff(0), aff(0));
+    st->k = FZ_S_WHILE;
+    st->ca = aff_plus(aff(0), n, 1);
+    st->rel = (uint8_t)below(g, 2);             /* < or <= */
+    st->cb = aff_plus(aff(rng(g, 0, 3)), lane.v[0], rng(g, -1, 3));
+    st->hi = rng(g, 1, 5);
+    open_block(g, st);
+    lane_step(g, x);
+    if (ch(g, 0.3)) lane_step(g, x);
+    scalar_stmt(g, n, FZ_OP_imin, aff_plus(aff(1), n, 1), aff(st->hi));
+    close_block(g, out);
+    feat(g, FZ_FEAT_lane_while);
+    return;
+  }
+  st->k = FZ_S_IF;
+  st->ca = lane;
+  st->rel = (uint8_t)below(g, 6);
+  st->cb = aff(below(g, 2));
+  open_block(g, st);
+  lane_step(g, x);
+  close_block(g, out);
+  if (ch(g, 0.6)) {
+    g->out = &st->other;
+    g->depth++;
+    lane_step(g, x);
+    close_block(g, out);
+  }
+  feat(g, FZ_FEAT_lane_if);
+}
+
 static void gen_explicit(Gen *g) {
   const FzPolicy *p = g->p;
   feat(g, FZ_FEAT_explicit_split);
@@ -1676,6 +1737,7 @@ static void gen_explicit(Gen *g) {
     x = v_bin(g, bi_op(g, FZ_F32), x, ld);
   }
   x = bind(g, x, "x");
+  if (ch(g, p->p_lane_cond)) lane_cond(g, &x);
   /* statistics along the other axis: row stats for up_down, column stats for left_right */
   Val st = {0};
   bool stats = x.dt != FZ_I32 && ch(g, 0.7);

@@ -600,6 +600,29 @@ static const Case cases[] = {
          h = adds(aiv_shard(a, up_down), 1); j = aic_gather(h, up_down);
          store(O, [0, 0], matmul(j, e)); } }),
    "O", "2 3 4 5"},
+  {"sem-9.10", "if/else on the lane: each lane takes its own branch",
+   K(kernel k(A: f32[4,1] in = [1, 2, 3, 4], O: f32[4,1] out) {
+       a = load(A, [0, 0], [4, 1], space=mat);
+       for l in split_aiv(2) {
+         h = aiv_shard(a, up_down);
+         if l == 0 { h = muls(h, 10); } else { h = adds(h, 100); }
+         store(O, [l*2, 0], h); } }),
+   "O", "10 20 103 104"},
+  {"sem-9.11", "a bounded while runs while its condition holds, at most max times (lane 1 stops at the bound)",
+   K(kernel k(A: f32[2,1] in = [1, 2], O: f32[2,1] out) {
+       a = load(A, [0, 0], [2, 1], space=mat);
+       for l in split_aiv(2) {
+         h = aiv_shard(a, up_down); n = imax(0, 0);
+         while n < 2 + 5 * l max 4 { h = muls(h, 2); n = imin(n + 1, 9); }
+         store(O, [l, 0], h); } }),
+   "O", "4 32"},
+  {"sem-9.12", "a store under a branch: only the lane that takes it writes",
+   K(kernel k(A: f32[2,1] in = [1, 2], O: f32[2,1] out) {
+       a = load(A, [0, 0], [2, 1], space=mat);
+       for l in split_aiv(2) {
+         h = aiv_shard(a, up_down);
+         if subblock_idx() >= 1 { store(O, [l, 0], h); } } }),
+   "O", "c 2"},
   {"sem-9.3", "aiv_shard left_right: each lane stores its column half",
    K(kernel k(A: f32[1,4] in = [1, 2, 3, 4], O: f32[2,4] out) {
        a = load(A, [0, 0], [1, 4], space=mat);
