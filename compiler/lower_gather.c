@@ -17,8 +17,6 @@
  * run time. */
 #include "ptoc.h"
 
-#include <string.h>
-
 typedef struct {
   Comp *c;
   Kernel *k;
