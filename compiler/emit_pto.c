@@ -746,10 +746,10 @@ static void op_stmt(E *e, const Stmt *s) {
     e->cur[d->id] = y;
     return;
   }
-  case K_GROW: {                                /* if row < count: K rows of S at [phys, col] into g's rows row.. */
-    const Var *g = avar(c, 0), *S = avar(c, 1);
-    const Arg *o = ir_pos((Call *)c, 2), *kr = ir_kwarg((Call *)c, KW_ROWS);
-    int K = kr ? (int)kr->num : 1;
+  case K_GROW: {                                /* if row < count: S's row at [phys, col] into g's row through a */
+    const Var *g = avar(c, 0), *S = avar(c, 1);   /* [H, C] window at [row, 0] with valid [1, C] (DESIGN 14.9) */
+    const Arg *o = ir_pos((Call *)c, 2), *kr = ir_kwarg((Call *)c, KW_BOX);
+    int H = kr ? (int)kr->num : 1;
     if (e->tr[d->id]) unsupported(e, loc, c->op, "a gathered tile used as the transposed operand of a matmul");
     const char *row = aff(e, &ir_pos((Call *)c, 3)->ix[0]), *cnt = aff(e, &ir_pos((Call *)c, 4)->ix[0]);
     if (g->id != d->id) unsupported(e, loc, c->op, "a gather into another buffer");
@@ -762,14 +762,14 @@ static void op_stmt(E *e, const Stmt *s) {
     const char *pr = aff(e, &o->ix[0]), *pc = aff(e, &o->ix[1]);
     char pv[64];
     const char *pty;
-    Aff ak = {.c = K}, ac = {.c = d->C};
-    split_pv(partition(e, S, pr, pc, cidx(e, K), cidx(e, d->C), &ak, &ac), pv, sizeof pv, &pty);
+    Aff ak = {.c = 1}, ac = {.c = d->C};
+    split_pv(partition(e, S, pr, pc, cidx(e, 1), cidx(e, d->C), &ak, &ac), pv, sizeof pv, &pty);
     const char *w = fresh(e, "row");
     int gR, gC;
     pto_shape(d->sp, d->dt, d->R, d->C, &gR, &gC);
-    const char *wty = view_of(e, vty(e, d), K, gC, cidx(e, K), cidx(e, d->C));
-    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, d), row, cidx(e, 0), K,
-         gC, cidx(e, K), cidx(e, d->C), vty(e, d), wty);
+    const char *wty = view_of(e, vty(e, d), H, gC, cidx(e, 1), cidx(e, d->C));
+    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, d), row, cidx(e, 0), H,
+         gC, cidx(e, 1), cidx(e, d->C), vty(e, d), wty);
     line(e, "pto.tload ins(%s : %s) outs(%s : %s)", pv, pty, w, wty);
     e->ind--;
     line(e, "}");

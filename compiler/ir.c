@@ -50,7 +50,7 @@ void ir_bugs_format(uint32_t set, char *buf, size_t n) {
 }
 
 static const char *const kwnames[KW_N] = {"", "valid", "space", "trans_b", "block_size",
-                                          "size", "max_indices", "col_off", "lane", "window", "rows", "part", "stride"};
+                                          "size", "max_indices", "col_off", "lane", "window", "box", "part", "stride"};
 const char *ir_kw_name(Kw k) { return k < KW_N ? kwnames[k] : "?"; }
 const char *ir_dtype_name(Dtype d) { return d == DT_F32 ? "f32" : d == DT_F16 ? "f16" : "i32"; }
 const char *ir_space_name(Space s) {

@@ -6,17 +6,16 @@
  *     _j = imin(first + _r, len - 1);            # never reads past the index table
  *     _x = gm_read(idx, _j);
  *     _p = idiv(_x, B);   _e = gm_read(table, _p);   _o = imod(_x, B);
- *     g = gather_row(g, src, [_e*B + _o, col_off], _r, count);
+ *     g = gather_row(g, src, [_e*B + _o, col_off], _r, count[, box=H]);
  *   }
  *
  * count is the window's (a split lane's share) or len(idx); rows at or past it
- * are not written. A gather into a mat tile is fractal (NZ): single rows are
- * not box aligned, so it copies 16-row boxes (rows=16), which needs every
- * 16-index group of the (static) index table to be one aligned run in one
- * page; otherwise it is unsupported E-GATHER-NZ, never a backend rejection. */
+ * are not written. A gather into a mat tile is lowered per row too (DESIGN
+ * 14.9): row _r is loaded through a window of the fractal tile that starts at
+ * _r and is rounded up to the box, H = 16 rows, of which only [1, S] is valid.
+ * Any index table works; an index or page out of range is R-GATHER-RANGE at
+ * run time. */
 #include "ptoc.h"
-
-#include <string.h>
 
 typedef struct {
   Comp *c;
@@ -42,19 +41,6 @@ static Arg iarg(Aff a) {
   return r;
 }
 
-/* Are the static indices in aligned runs of 16 within one page? */
-static bool boxed(const Var *ix, int B) {
-  if (!ix->init || B % 16) return false;
-  int n = ix->dim[1];
-  for (int g = 0; g < n; g += 16) {
-    int64_t x0 = (int64_t)ix->init[g];
-    if (x0 < 0 || x0 % 16) return false;
-    for (int t = 1; t < 16 && g + t < n; t++)
-      if ((int64_t)ix->init[g + t] != x0 + t) return false;
-  }
-  return true;
-}
-
 static void lower(LG *g, Body *out, Stmt *st) {
   Call *c = st->rhs.call;
   Loc l = st->loc;
@@ -63,16 +49,10 @@ static void lower(LG *g, Body *out, Stmt *st) {
   Arg *co = ir_kwarg(c, KW_COL_OFF), *w = ir_kwarg(c, KW_WINDOW);
   Aff col = !co ? cst(0) : co->k == A_IEXPR ? co->ix[0] : cst((int)co->num);
   Aff first = w ? w->ix[0] : cst(0), count = w ? w->ix[1] : cst(len);
-  int step = 1;
-  /* nz-row-gather: a fractal destination is written row by row like a vec one */
-  bool rowwise = dst->sp == SP_MAT && IR_BUG(g->c, nz_row_gather);
-  if (dst->sp == SP_MAT && !rowwise) {
-    if (!boxed(ix, B))
-      ir_error(g->c, c->loc, E_GATHER_NZ,
-               "paged_gather into a mat tile is fractal (16-row boxes): it needs block_size a multiple of 16 and "
-               "the index table given inline in aligned runs of 16 consecutive indices; gather into vec instead");
-    step = 16;
-  }
+  /* a fractal destination: each row's window is rounded up to the box's rows;
+   * nz-row-gather leaves it one row high, like a vec one */
+  int box = 1, bc;
+  if (dst->sp != SP_VEC && !IR_BUG(g->c, nz_row_gather)) ir_box(dst->sp, dst->dt, &box, &bc);
   /* g = alloc_tile(space, dt, [N, S]) */
   Stmt *al = ir_stmt_op(g->c, l, dst, OP_alloc_tile, 3);
   Arg *aa = al->rhs.call->args;
@@ -86,7 +66,7 @@ static void lower(LG *g, Body *out, Stmt *st) {
   loop->iv = ir_temp(g->c, g->k, "r", VK_LOOP, l);
   loop->iv->lo = 0;
   loop->iv->hi = dst->R;
-  loop->iv->step = step;
+  loop->iv->step = 1;
   Body *b = &loop->body;
   Aff row = ir_aff_var(loop->iv, 1);
   Var *j = scalar(g, b, l, OP_imin, "j", iarg(ir_aff_add(first, &row, 1)), cst(len - 1));
@@ -100,25 +80,14 @@ static void lower(LG *g, Body *out, Stmt *st) {
   /* paged-missing-scale: the physical page is used as a row number, not scaled by B */
   Aff phys = ir_aff_var(e, IR_BUG(g->c, paged_missing_scale) ? 1 : B), ov = ir_aff_var(o, 1);
   phys = ir_aff_add(phys, &ov, 1);
-  if (rowwise) {                                /* _w = slice(g, [_r, 0], [1, S]): the row's window */
-    Var *wv = ir_temp(g->c, g->k, "w", VK_TILE, l);
-    Stmt *ws = ir_stmt_op(g->c, c->loc, wv, OP_slice, 3);
-    Arg *wa = ws->rhs.call->args;
-    wa[0].k = A_VAR, wa[0].var = dst;
-    wa[1].k = A_IDX, wa[1].ix[0] = row, wa[1].ix[1] = cst(0);
-    wa[2].k = A_IDX, wa[2].ix[0] = cst(1), wa[2].ix[1] = cst(dst->C);
-    ir_body_push(g->c, b, ws);
-  }
-  Stmt *gr = ir_stmt_op(g->c, l, dst, OP_gather_row, step > 1 ? 6 : 5);
+  Stmt *gr = ir_stmt_op(g->c, c->loc, dst, OP_gather_row, box > 1 ? 6 : 5);
   Arg *ga = gr->rhs.call->args;
   ga[0].k = A_VAR, ga[0].var = dst;
   ga[1].k = A_VAR, ga[1].var = src;
   ga[2].k = A_IDX, ga[2].ix[0] = phys, ga[2].ix[1] = col;
   ga[3] = iarg(row);
   ga[4] = iarg(count);
-  if (step > 1) {
-    ga[5].k = A_NUM, ga[5].isint = true, ga[5].num = step, ga[5].kw = KW_ROWS;
-  }
+  if (box > 1) ga[5].k = A_NUM, ga[5].isint = true, ga[5].num = box, ga[5].kw = KW_BOX;
   ir_body_push(g->c, b, gr);
   ir_body_push(g->c, out, loop);
 }

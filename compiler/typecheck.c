@@ -596,8 +596,8 @@ static Type check_call(T *t, Call *c) {
     if (src->dt != a.dt) ERR(c->args[1].loc, E_TYPE, "gather_row: '%s' is %s, the tile %s", src->name,
                              ir_dtype_name(src->dt), ir_dtype_name(a.dt));
     if (src->dir == DIR_OUT) ERR(c->args[1].loc, E_DIR, "gather_row from 'out' tensor '%s'", src->name);
-    int rows = int_kw(t, c, KW_ROWS, 1, 1, IR_MAXDIM, false, E_ARG);
-    (void)rows;
+    int box = int_kw(t, c, KW_BOX, 1, 1, IR_MAXDIM, false, E_ARG);
+    (void)box;
     r = a;
     r.vr = r.vc = -1;
     break;

@@ -6,7 +6,8 @@
  *             rows*elem % 32, fractal rows and cols multiples of the box
  *             (rows waived for one row); subviews of fractal parents: sizes
  *             and constant offsets box multiples (DESIGN has this under
- *             B-SUBVIEW; docs/decisions.md)
+ *             B-SUBVIEW; docs/decisions.md); a gather_row's window into a
+ *             fractal tile: its box= rows a multiple of the box (DESIGN 14.9)
  *   B-SUBVIEW sizes > 0, constant offsets >= 0, constant valid in [0, size],
  *             window inside the parent
  *   B-PART    tload/tstore partitions inside the GM tensor, every size
@@ -107,6 +108,17 @@ static void call(VB *v, const Stmt *s, const Call *c) {
   switch (c->op) {
   case OP_alloc_tile: alloc(v, c, s->dst); break;
   case OP_subview: subview(v, c); break;
+  case OP_gather_row: {                         /* the row's window [box, C] at [row, 0], valid [1, C] */
+    const Var *t = c->args[0].var;
+    const Arg *bx = ir_kwarg((Call *)c, KW_BOX);
+    int H = bx ? (int)bx->num : 1, br, bc;
+    if (!fractal(t->sp) || t->R == 1) break;
+    ir_box(t->sp, t->dt, &br, &bc);
+    if (H % br)
+      FAIL(c->loc, B_ALIGN, "gather_row into a fractal %s tile through a %d-row window: not a multiple of the %d-row box",
+           ir_space_name(t->sp), H, br);
+    break;
+  }
   case OP_tload: {
     const Var *d = c->args[0].var, *T = c->args[1].var;
     if (d->sp != SP_VEC && d->sp != SP_MAT) FAIL(c->loc, B_LOAD, "tload into %s", ir_space_name(d->sp));

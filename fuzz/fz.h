@@ -131,9 +131,9 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   P(p_lane_while, 0.4, "... the branch is a bounded while with a carried counter")                   \
   P(p_lane0_store, 0.5, "a value equal in both lanes is stored with lane=0")                           \
   /* paged gather */                                                                                   \
-  P(p_gather_mat, 0.3, "a paged gather goes into a mat tile (block size 16, aligned runs)")           \
-  I(gather_block_min, 2, 1, 64, "smallest vec gather block size")                                     \
-  I(gather_block_max, 16, 1, 64, "largest vec gather block size")                                     \
+  P(p_gather_mat, 0.3, "a paged gather goes into a mat tile (any block size and index table)")        \
+  I(gather_block_min, 2, 1, 64, "smallest gather block size")                                         \
+  I(gather_block_max, 16, 1, 64, "largest gather block size")                                         \
   I(gather_pages_max, 6, 1, 32, "most logical pages")                                                 \
   P(p_gather_permuted, 0.6, "the page table is permuted")                                             \
   P(p_gather_shared_page, 0.3, "two logical pages share a physical page")                            \

@@ -1374,28 +1374,25 @@ static int page_table(Gen *g, int P, int32_t *tbl, bool *shared) {
   return Pp;
 }
 
-static void blk_gather_vec(Gen *g, int dt) {
+/* The gather source: block size *B, P logical pages (the last one perhaps
+ * partly filled: *L tokens), the page table, and the source's rows (the last
+ * physical page perhaps partly present). */
+static int gather_source(Gen *g, int pmax, int *B, int *P, int32_t *tbl, int *L) {
   const FzPolicy *p = g->p;
-  int B = rng(g, p->gather_block_min, p->gather_block_max), P = rng(g, 1, imin(p->gather_pages_max, 32));
-  bool plast = B > 1 && ch(g, p->p_gather_partial_last_page);
-  int L = plast ? (P - 1) * B + rng(g, 1, B - 1) : P * B;
-  int32_t tbl[32];
+  *B = rng(g, p->gather_block_min, p->gather_block_max), *P = rng(g, 1, imin(p->gather_pages_max, pmax));
+  bool plast = *B > 1 && ch(g, p->p_gather_partial_last_page);
+  *L = plast ? (*P - 1) * *B + rng(g, 1, *B - 1) : *P * *B;
   bool shared;
-  int Pp = page_table(g, P, tbl, &shared);
-  int rows = Pp * B;
-  bool pphys = B > 1 && ch(g, p->p_gather_partial_last_page);
-  if (pphys) rows = (Pp - 1) * B + rng(g, 1, B - 1);
+  int Pp = page_table(g, *P, tbl, &shared);
+  int rows = Pp * *B;
+  bool pphys = *B > 1 && ch(g, p->p_gather_partial_last_page);
+  if (pphys) rows = (Pp - 1) * *B + rng(g, 1, *B - 1);
   if (plast || pphys) feat(g, FZ_FEAT_gather_partial_last_page);
-  static const int ns[] = {8, 16, 6, 32, 12, 4, 24, 2, 64};
-  int N = pick_from(g, ns, 9, p->max_rows);
-  int n = N;
-  if (N > 1 && ch(g, p->p_gather_fewer_indices)) n = rng(g, 1, N - 1), feat(g, FZ_FEAT_gather_fewer_indices);
-  static const int ss[] = {32, 16, 8, 64, 24, 48, 128};
-  int S = pick_from(g, ss, 7, p->max_cols);
-  if (g->brk[1] && ch(g, p->p_odd_extent) && S > 1) S--;
-  fit(g, dt, &N, &S, 3, D_EVEN);
-  n = imin(n, N);
-  int32_t idx[512];
+  return rows;
+}
+
+/* n indices among the L tokens, each translating to a row of the source. */
+static void gather_indices(Gen *g, int B, int L, const int32_t *tbl, int rows, int32_t *idx, int n) {
   for (int i = 0; i < n; i++) {
     int x = 0;
     for (int tries = 0; tries < 8; tries++) {
@@ -1407,6 +1404,24 @@ static void blk_gather_vec(Gen *g, int dt) {
     }
     idx[i] = x;
   }
+}
+
+static void blk_gather_vec(Gen *g, int dt) {
+  const FzPolicy *p = g->p;
+  int B, P, L;
+  int32_t tbl[32];
+  int rows = gather_source(g, 32, &B, &P, tbl, &L);
+  static const int ns[] = {8, 16, 6, 32, 12, 4, 24, 2, 64};
+  int N = pick_from(g, ns, 9, p->max_rows);
+  int n = N;
+  if (N > 1 && ch(g, p->p_gather_fewer_indices)) n = rng(g, 1, N - 1), feat(g, FZ_FEAT_gather_fewer_indices);
+  static const int ss[] = {32, 16, 8, 64, 24, 48, 128};
+  int S = pick_from(g, ss, 7, p->max_cols);
+  if (g->brk[1] && ch(g, p->p_odd_extent) && S > 1) S--;
+  fit(g, dt, &N, &S, 3, D_EVEN);
+  n = imin(n, N);
+  int32_t idx[512];
+  gather_indices(g, B, L, tbl, rows, idx, n);
   int K = ch(g, p->p_gather_col_off) ? rng(g, 1, 16) : 0;
   int src = tensor(g, 'A', dt, FZ_IN, rows, K + S + (ch(g, p->p_store_margin) ? rng(g, 1, 4) : 0));
   int it = table(g, 'I', idx, n), pt = table(g, 'P', tbl, P);
@@ -1428,30 +1443,23 @@ static void blk_gather_vec(Gen *g, int dt) {
   store(g, y);
 }
 
-/* Into a fractal mat tile: block size 16, each 16-index group one aligned run
- * of a page; the gathered keys feed a QK^T matmul. */
+/* Into a fractal mat tile of whole 16-row boxes: any block size and any index
+ * table, gathered row by row (DESIGN 14.9); the gathered keys feed a QK^T
+ * matmul. */
 static void blk_gather_mat(Gen *g, int dt) {
   const FzPolicy *p = g->p;
   feat(g, FZ_FEAT_gather_mat);
-  int P = rng(g, 1, imin(p->gather_pages_max, 4)), B = 16;
+  int B, P, L;
   int32_t tbl[32];
-  bool shared;
-  int Pp = page_table(g, P, tbl, &shared);
-  int ng = rng(g, 1, P + 1), N = 16 * ng, n = N;
-  if (ch(g, p->p_gather_fewer_indices)) {
-    feat(g, FZ_FEAT_gather_fewer_indices);
-    if (ch(g, 0.5)) n = N - rng(g, 1, 15), feat(g, FZ_FEAT_gather_partial_last_page);
-    else N += 16;
-  }
+  int rows = gather_source(g, 8, &B, &P, tbl, &L);
+  int N = 16 * rng(g, 1, 3), n = N;
+  if (ch(g, p->p_gather_fewer_indices)) n = rng(g, 1, N - 1), feat(g, FZ_FEAT_gather_fewer_indices);
   int32_t idx[512];
-  for (int i = 0; i < n; i += 16) {
-    int pg = below(g, P);
-    for (int t = 0; t < 16 && i + t < n; t++) idx[i + t] = pg * B + t;
-  }
+  gather_indices(g, B, L, tbl, rows, idx, n);
   static const int s16[] = {32, 16, 64}, s32[] = {16, 8, 32, 64};
   int S = dt == FZ_F16 ? s16[below(g, 3)] : s32[below(g, 4)];
   int K = ch(g, p->p_gather_col_off) ? rng(g, 1, 16) : 0;
-  int src = tensor(g, 'A', dt, FZ_IN, Pp * B, K + S);
+  int src = tensor(g, 'A', dt, FZ_IN, rows, K + S);
   int it = table(g, 'I', idx, n), pt = table(g, 'P', tbl, P);
   FzExpr *e = call(g, FZ_OP_paged_gather, 7 + (K > 0));
   a_tensor(&e->a[0], src);

@@ -41,7 +41,7 @@ static const char *op_family(int op) {
   switch (ir_ops[op].kind) {
   case K_LOAD: case K_TLOAD: return "load";
   case K_STORE: return "store";
-  case K_GATHER: return "gather";
+  case K_GATHER: case K_GROW: return "gather";
   case K_SLICE: return "slice";
   case K_ASSEMBLE: return "assemble";
   case K_FULL: case K_BIN: case K_BINS: case K_UN: case K_CAST: return "elementwise";
@@ -51,7 +51,7 @@ static const char *op_family(int op) {
   case K_SHARD: case K_JOIN: case K_LANEIDX: return "lane";
   case K_MOVE: case K_PIPE: case K_TPUSH: case K_TPOP: case K_TFREE: case K_SYNC: return "transfer";
   case K_ISCALAR: case K_GMREAD: return "scalar";
-  case K_ALLOC: case K_GROW: return "alloc";
+  case K_ALLOC: return "alloc";
   default: return NULL;
   }
 }

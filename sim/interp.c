@@ -962,21 +962,18 @@ static void ev_K_GROW(Sim *s, const Stmt *st, const Call *c) {
   }
   int64_t phys = ieval(s, &P(c, 2)->ix[0]), col = ieval(s, &P(c, 2)->ix[1]);
   int64_t row = ieval(s, &P(c, 3)->ix[0]), count = ieval(s, &P(c, 4)->ix[0]);
-  Arg *rk = ir_kwarg((Call *)c, KW_ROWS);
-  int rows = rk ? (int)rk->num : 1;
   t->vr = clampi(count, 0, t->R);
   t->vc = t->C;
-  steps(s, c, (uint64_t)rows * t->C);
-  for (int q = 0; q < rows; q++) {
-    if (row + q >= count || row + q >= t->R) break;
-    if (row + q < 0 || phys + q < 0 || phys + q >= g->rows || col < 0 || col + t->C > g->cols)
-      RTERR(s, c->loc, R_GATHER_RANGE, "gather_row reads row %lld of '%s', which has %d", (long long)(phys + q),
-            g->v->name, g->rows);
+  steps(s, c, (uint64_t)t->C);
+  if (row < count && row < t->R) {               /* box= only shapes the window: one row is written */
+    if (row < 0 || phys < 0 || phys >= g->rows || col < 0 || col + t->C > g->cols)
+      RTERR(s, c->loc, R_GATHER_RANGE, "gather_row reads row %lld of '%s', which has %d", (long long)phys, g->v->name,
+            g->rows);
     for (int j = 0; j < t->C; j++) {
-      int k = (int)(row + q) * t->C + j;
-      t->d[k] = sim_gm_get(g, (int)(phys + q), (int)col + j);
+      int k = (int)row * t->C + j;
+      t->d[k] = sim_gm_get(g, (int)phys, (int)col + j);
       t->def[k] = 1;
-      if (s->mc) sim_gm_access(s, g, (int)(phys + q), (int)col + j, false, c->loc);
+      if (s->mc) sim_gm_access(s, g, (int)phys, (int)col + j, false, c->loc);
     }
   }
   mask(t);

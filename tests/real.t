@@ -88,7 +88,7 @@ for f in corpus/seeds/*.ptk; do
       rc=$?
       if [ $rc = 0 ]; then
         grep -q 'func.func @' "$T/e.pto" || bad="$bad $split@$tgt:no-func"
-      elif [ $rc = 1 ] && grep -q 'error\[\(E-PTO\|E-SPLIT-[A-Z-]*\|E-CAPACITY\|E-GATHER-NZ\)\]: .*\[unsupported\]' "$T/e.err"; then
+      elif [ $rc = 1 ] && grep -q 'error\[\(E-PTO\|E-SPLIT-[A-Z-]*\|E-CAPACITY\)\]: .*\[unsupported\]' "$T/e.err"; then
         echo "#   $name $split@$tgt: $(grep -o 'error\[[A-Z0-9-]*\]' "$T/e.err" | head -n 1)"
       else
         bad="$bad $split@$tgt:rc=$rc"

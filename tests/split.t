@@ -6,7 +6,11 @@
 #   # message: TEXT              the diagnostic contains TEXT
 #   # print: PASS                with `# has:` lines, the output of --print-after=PASS ...
 #   # has: REGEX                 ... matches each REGEX (grep -E)
+#   # pto: REGEX                 `ptoc --emit=pto` output matches REGEX (grep -E)
 #   # diff: clean                `ptofuzz diff` gives verdict=clean
+#   # run: CODE                  the reference run and the machine's (ptosim --reference,
+#                                ptosim) fail with error[CODE], exit 1
+#   # run-message: TEXT          ... the reference run's diagnostic contains TEXT
 # Ids: split-NAME-N.
 cd "$(dirname "$0")/.." || exit 1
 B=${PTO_BUILD:-build}/bin
@@ -54,6 +58,29 @@ for f in tests/split/*.ptk; do
       grep -Eq -- "$re" "$T/p"
       chk $? "after $pass: $re"
     done < "$T/has"
+  fi
+  hdr pto "$f" > "$T/pto"
+  if [ -s "$T/pto" ]; then
+    # shellcheck disable=SC2086
+    "$B/ptoc" $flag --emit=pto "$f" > "$T/e" 2>&1
+    while IFS= read -r re; do
+      grep -Eq -- "$re" "$T/e"
+      chk $? "PTO-AS: $re"
+    done < "$T/pto"
+  fi
+  run=$(hdr run "$f")
+  if [ -n "$run" ]; then
+    "$B/ptosim" --reference "$f" > "$T/r" 2>&1
+    [ $? = 1 ] && grep -q "error\[$run\]" "$T/r"
+    chk $? "the reference run fails with $run"
+    rmsg=$(hdr run-message "$f")
+    if [ -n "$rmsg" ]; then
+      grep -qF -- "$rmsg" "$T/r"
+      chk $? "the reference run says: $rmsg"
+    fi
+    "$B/ptosim" "$f" --split="${mode:-none}" > "$T/r" 2>&1
+    [ $? = 1 ] && grep -q "error\[$run\]" "$T/r"
+    chk $? "the machine's run fails with $run"
   fi
   if [ "$(hdr diff "$f")" = clean ]; then
     "$B/ptofuzz" diff "$f" > "$T/d" 2>&1
