@@ -317,11 +317,24 @@ static const char *narrowed(E *e, const Var *v, const char *vr, const char *vc, 
     /* an empty operand (no static zero valid tile in pto-isa), or one with no buffer of its own:
      * a view of a popped entry is bound to no storage (real-findings.md RF-3): a copy */
     bool empty = (isconst(e, wr, &x) && !x) || (isconst(e, wc, &y) && !y);
+    /* The copy is a buffer of v's padded tile: a view's window may have rows that are no
+     * whole 32 bytes (31 f32 columns of a 32-column entry), which alloc_tile refuses; v
+     * is then moved into a window of the copy of its own shape (tmov wants equal shapes). */
+    int pR, pC;
+    pto_shape(v->sp, v->dt, v->R, v->C, &pR, &pC);
+    const char *ct = pR == R && pC == C ? pt : tty(e, v->sp, v->dt, v->R, v->C);
     /* pto-isa's TMOV asserts equal valid shapes: the copy starts with v's (real-findings.md F-7) */
-    line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, empty ? cidx(e, R) : vr,
-         empty ? cidx(e, C) : vc, pt);
-    if (!empty) line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, v), pt, w, pt);
-    line(e, "pto.set_validshape %s, %s, %s : %s", w, wr, wc, pt);
+    line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, empty ? cidx(e, pR) : vr,
+         empty ? cidx(e, pC) : vc, ct);
+    if (!empty && ct == pt) line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, v), pt, w, pt);
+    else if (!empty) {
+      const char *win = fresh(e, "win"), *wty = view_of(e, ct, R, C, vr, vc);
+      line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", win, w, cidx(e, 0), cidx(e, 0), R, C,
+           vr, vc, ct, wty);
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, v), pt, win, wty);
+    }
+    line(e, "pto.set_validshape %s, %s, %s : %s", w, wr, wc, ct);
+    *ty = ct;
     return w;
   }
   const char *wty = view_of(e, pt, R, C, wr, wc);
@@ -491,7 +504,15 @@ static void op_stmt(E *e, const Stmt *s) {
     const char *w = fresh(e, "win"), *wty = view_of(e, vty(e, d), sR, sC, sr, sc);
     line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, d), r, cc, sR, sC,
          sr, sc, vty(e, d), wty);
-    line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), w, wty);
+    int dR, dC;
+    pto_shape(d->sp, d->dt, d->R, d->C, &dR, &dC);
+    if (e->tgt == TGT_A2A3 && d->sp == SP_VEC && (dR != sR || dC != sC))
+      /* ptoas gives the window its parent's shape and then refuses an A2/A3 tmov between
+       * unequal shapes (real-findings.md RF-10): tadds of -0.0, the identity, instead */
+      line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", val(e, src), scalar_const(e, src->dt, -0.0), vty(e, src),
+           dtn(src->dt), w, wty);
+    else
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), w, wty);
     setvalid(e, d, bin(e, "maxsi", dr, bin(e, "addi", r, sr)), bin(e, "maxsi", dc, bin(e, "addi", cc, sc)));
     return;
   }
@@ -621,6 +642,13 @@ static void op_stmt(E *e, const Stmt *s) {
     if (l->dt == DT_I32) unsupported(e, loc, c->op, "PTOAS's integer tmatmul is i8 x i8 -> i32 only");
     if (tb && tb->num != 0 && !e->tr[r->id])
       unsupported(e, loc, c->op, "trans_b=1 whose right operand is not loaded from GM (only a DN load transposes)");
+    int lR, lC, rR, rC;
+    pto_shape(l->sp, l->dt, l->R, l->C, &lR, &lC);
+    if (e->tr[r->id]) pto_shape(r->sp, r->dt, r->C, r->R, &rR, &rC);
+    else pto_shape(r->sp, r->dt, r->R, r->C, &rR, &rC);
+    if (lC != rR)
+      unsupported(e, loc, c->op, ir_fmt(e->c->A, "the left tile's K pads to %d and the right's to %d (a one-row right "
+                                                 "tile is not padded), and PTOAS's tmatmul wants them equal", lC, rR));
     const char *lr, *lc, *rr, *rc;
     valid(e, l, &lr, &lc);
     valid(e, r, &rr, &rc);
@@ -638,8 +666,19 @@ static void op_stmt(E *e, const Stmt *s) {
   case K_TPUSH: {
     int dir = ir_pos((Call *)c, 0)->e, code = (int)ir_pos((Call *)c, 2)->num;
     const Var *t = avar(c, 1);
+    /* pto-isa writes a whole C2V entry at its valid width and reads it at the tile's
+     * (real-findings.md RF-1): the cube pushes its whole padded tile, the consumer
+     * narrows to the valid shape it knows; the tile's valid shape is restored after. */
+    const char *vr = NULL, *vc = NULL;
+    int aR, aC;
+    pto_shape(t->sp, t->dt, t->R, t->C, &aR, &aC);
+    if (dir == PIPE_C2V && code == MODE_NONE && !e->ty[t->id] && !e->nr[t->id]) {
+      valid(e, t, &vr, &vc);
+      setvalid(e, t, cidx(e, aR), cidx(e, aC));
+    }
     line(e, "pto.%s(%s : %s) {id = %d, split = %d}", dir == PIPE_C2V ? "tpush_to_aiv" : "tpush_to_aic", val(e, t),
          vty(e, t), pipe_id(dir, code), axis_code(code));
+    if (vr) setvalid(e, t, vr, vc);
     return;
   }
   case K_TPOP: {
@@ -691,6 +730,30 @@ static void op_stmt(E *e, const Stmt *s) {
       e->cur[d->id] = x;
       e->ty[d->id] = NULL;
       e->nr[d->id] = vr, e->nc[d->id] = vc;
+      return;
+    }
+    /* pto-isa reads a C2V entry at the consumer tile's column pitch and writes it at the
+     * producer's (the padded acc's, or its half): a whole or up_down entry is popped with
+     * the producer's columns and its window moved into the value's own tile (F-12) */
+    int qR, qC = pC;
+    if (dir == PIPE_C2V && axis_code(code) != 2 && n < e->npush[dir] && n < 256)
+      pto_shape(SP_ACC, d->dt, e->pushE[dir][n][0], e->pushE[dir][n][1], &qR, &qC);
+    if (qC > pC) {
+      /* no tmov or subview does it: A2/A3's tmov wants equal shapes and a subview of a
+       * popped entry is bound to no storage (RF-3); the entry is copied whole (ptoas sets
+       * no valid shape on a popped tile), narrowed, then moved by tadds of -0.0, the
+       * identity on every value, which reads and writes each tile at its own pitch
+       * (pto/cpu/TBinSOps.hpp) */
+      const char *pty = tty(e, d->sp, d->dt, d->R, qC), *w2 = fresh(e, d->name), *w = fresh(e, d->name);
+      line(e, "%s = pto.tpop_from_aic {id = %d, split = %d} -> %s", x, pipe_id(dir, code), axis_code(code), pty);
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w2, cidx(e, pR), cidx(e, qC), pty);
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", x, pty, w2, pty);
+      line(e, "pto.set_validshape %s, %s, %s : %s", w2, cidx(e, pR), cidx(e, pC), pty);
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, pR), cidx(e, pC), full);
+      line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", w2, scalar_const(e, d->dt, -0.0), pty, dtn(d->dt), w, full);
+      if (!whole) line(e, "pto.set_validshape %s, %s, %s : %s", w, vr, vc, full);
+      e->cur[d->id] = w;
+      e->ty[d->id] = full;
       return;
     }
     line(e, "%s = pto.%s {id = %d, split = %d} -> %s", x, dir == PIPE_C2V ? "tpop_from_aic" : "tpop_from_aiv",
