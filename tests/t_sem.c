@@ -893,16 +893,14 @@ static bool check(Sim *s, const Kernel *k, const char *out, const char *expect, 
       uint32_t bits = sim_gm_bits(g, r, c), want;
       char *e;
       if (*p == 'c' && (p[1] == ' ' || !p[1])) {
-        want = v->dt == DT_F16 ? SIM_CANARY_F16 : v->dt == DT_F32 ? (uint32_t)SIM_CANARY_F32 : (uint32_t)SIM_CANARY_I32;
+        want = sim_canary(v->dt);
         e = (char *)p + 1;
       } else if (!strncmp(p, "0x", 2)) {
         want = (uint32_t)strtoul(p, &e, 16);
-      } else if (v->dt == DT_I32) {
-        want = (uint32_t)(int32_t)strtol(p, &e, 10);
+      } else if (ir_dtype_int(v->dt)) {
+        want = sim_enc(v->dt, (Elem){.i = (int32_t)strtol(p, &e, 10)});
       } else {
-        float f = strtof(p, &e);
-        if (v->dt == DT_F16) want = sim_f32_to_f16(f);
-        else memcpy(&want, &f, 4);
+        want = sim_enc(v->dt, (Elem){.f = strtof(p, &e)});
       }
       if (bits != want)
         return snprintf(why, n, "[%d,%d] is 0x%x, expected 0x%x (%.*s)", r, c, bits, want, (int)(e - p), p), false;
