@@ -276,6 +276,25 @@ static const char *elt_op(Op op) {
   }
 }
 
+/* Where PTOAS v0.42's verifier takes a vector op on bf16, i8 or i16 (one bit
+ * per dtype and arch, as ptoas answered single-op kernels; docs/real-backend.md):
+ * exp, sqrt, recip, div(s), relu and abs on none of them, casts and copies on all. */
+enum { NB3 = 1, NB5 = 2, NI3 = 4, NI5 = 8, NH3 = 16, NH5 = 32, NH = NH3 | NH5, N5 = NB5 | NI5 | NH };
+static const uint8_t narrow_ok[OP_N] = {
+    [OP_add] = N5, [OP_adds] = N5, [OP_subs] = N5, [OP_muls] = N5, [OP_maxs] = N5, [OP_mins] = N5, [OP_min] = N5,
+    [OP_neg] = N5, [OP_col_sum] = N5, [OP_col_max] = N5, [OP_col_min] = N5, [OP_full] = N5 | NB3,
+    [OP_sub] = NI5 | NH, [OP_max] = NI5 | NH, [OP_mul] = NH, [OP_row_sum] = NH, [OP_row_max] = NH, [OP_row_min] = NH,
+    [OP_row_expand_add] = NI5 | NH, [OP_row_expand_sub] = NI5 | NH, [OP_row_expand_mul] = NI5 | NH,
+    [OP_row_expand_max] = NI5 | NH, [OP_row_expand_min] = NI5 | NH, [OP_col_expand_add] = NI5 | NH,
+    [OP_col_expand_sub] = NI5 | NH, [OP_col_expand_mul] = NI5 | NH,
+};
+static void narrow_check(E *e, Loc loc, Op op, Dtype dt) {
+  int k = dt == DT_BF16 ? 0 : dt == DT_I8 ? 2 : dt == DT_I16 ? 4 : -1;
+  if (k < 0 || narrow_ok[op] & (1 << (k + (e->tgt == TGT_A5)))) return;
+  unsupported(e, loc, op, ir_fmt(e->c->A, "PTOAS v0.42 takes no %s %s on %s", ir_dtype_name(dt), elt_op(op) ? elt_op(op) : "texpands",
+                                 e->tgt == TGT_A5 ? "a5" : "a3"));
+}
+
 /* One scratch tile per type and function (the row reductions' tmp operand, unused by pto-isa). */
 static const char *scratch(E *e, const char *type) {
   for (int i = 0; i < e->nscr; i++)
@@ -370,6 +389,7 @@ static void op_stmt(E *e, const Stmt *s) {
     e->cur[d->id] = e->buf[d->id];
     e->ty[d->id] = NULL;
   }
+  if (ok == K_FULL || elt_op(c->op)) narrow_check(e, loc, c->op, ok == K_FULL ? d->dt : avar(c, 0)->dt);
   switch (ir_ops[c->op].kind) {
   case K_ALLOC:
     if (c->nargs == 4 || !e->buf[d->id]) {

@@ -336,10 +336,19 @@ void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *
       continue;
     }
     tm->emit += ms() - t0;
+    bool bf16 = false;
+    for (int i = 0; i < c->k->nvars; i++) bf16 |= c->k->vars[i]->dt == DT_BF16;
     for (int v = 0; v < ORC_NREAL; v++) {
       if (rc->only >= 0 && v != rc->only) continue;
       VarResult *x = &rc->r[rc->n++];
       init_var(x, v, c->k->target);
+      if (bf16) {                               /* docs/real-backend.md 6: no bfloat16 in the simulation */
+        x->out = OUT_UNSUPPORTED;
+        set(x->code, sizeof x->code, "R-SIM-BF16");
+        set(x->pass, sizeof x->pass, "cxx");
+        snprintf(x->detail, sizeof x->detail, "pto-isa's CPU simulation built as C++20 makes bfloat16_t a _Float16");
+        continue;
+      }
       if ((c->k->explicit_split || c->k->expanded) && rv[v].split != MODE_NONE) {
         x->out = OUT_UNSUPPORTED;
         set(x->code, sizeof x->code, ir_diag_name(E_EXPLICIT));
