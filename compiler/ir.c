@@ -65,7 +65,6 @@ const char *ir_mode_name(Mode m) {
 }
 const char *ir_target_name(Target t) { return t == TGT_A5 ? "a5" : "a2a3"; }
 int ir_dtype_bytes(Dtype d) { return d == DT_I8 ? 1 : d == DT_F16 || d == DT_BF16 || d == DT_I16 ? 2 : 4; }
-bool ir_dtype_int(Dtype d) { return d == DT_I32 || d == DT_I8 || d == DT_I16; }
 int32_t ir_dtype_wrap(Dtype d, int64_t x) {
   return d == DT_I8 ? (int32_t)(int8_t)(uint8_t)x : d == DT_I16 ? (int32_t)(int16_t)(uint16_t)x : (int32_t)(uint32_t)x;
 }

@@ -143,7 +143,7 @@ const char *ir_space_name(Space s);
 const char *ir_mode_name(Mode m);
 const char *ir_target_name(Target t);
 int ir_dtype_bytes(Dtype d);
-bool ir_dtype_int(Dtype d);                     /* i8, i16, i32 */
+static inline bool ir_dtype_int(Dtype d) { return d == DT_I32 || d == DT_I8 || d == DT_I16; }
 int32_t ir_dtype_wrap(Dtype d, int64_t x);      /* x modulo 2^bits, as the integer dtype */
 bool ir_dtype_fits(Dtype d, double x);          /* an integer literal in d's range */
 

@@ -479,7 +479,7 @@ static Type check_call(T *t, Call *c) {
     if (a.vc >= 0 && bkv >= 0 && bkv < a.vc)
       ERR(c->args[base + 1].loc, E_VALID, "%s: right operand has %d valid rows along k, the left operand sums %d",
           opn(c), bkv, a.vc);
-    if (a.dt == DT_I16)                         /* language.md 7.10: the cube has no i16 product */
+    if (a.dt == DT_I16)                         /* language.md 9.7: the cube has no i16 product */
       ERR(c->args[base].loc, E_TYPE, "%s is not defined for i16 operands", opn(c));
     r.dt = ir_dtype_int(a.dt) ? DT_I32 : DT_F32;
     r.sp = SP_ACC;

@@ -22,19 +22,42 @@ uint64_t sim_rand(uint64_t *st) {
 
 /* ---- GM tensors ------------------------------------------------------------------ */
 
-/* Element i of a byte array of eb-byte elements, and back (little-endian hosts). */
+/* Element i of a byte array of eb-byte elements, and back (fixed-size copies:
+ * these run per element on the hot paths). */
 static uint32_t get_bits(const unsigned char *p, int eb, size_t i) {
-  uint32_t x = 0;
-  memcpy(&x, p + (size_t)eb * i, (size_t)eb);
-  return x;
+  if (eb == 4) {
+    uint32_t x;
+    memcpy(&x, p + 4 * i, 4);
+    return x;
+  }
+  if (eb == 2) {
+    uint16_t h;
+    memcpy(&h, p + 2 * i, 2);
+    return h;
+  }
+  return p[i];
 }
-static void put_bits(unsigned char *p, int eb, size_t i, uint32_t x) { memcpy(p + (size_t)eb * i, &x, (size_t)eb); }
+static void put_bits(unsigned char *p, int eb, size_t i, uint32_t x) {
+  if (eb == 4) memcpy(p + 4 * i, &x, 4);
+  else if (eb == 2) {
+    uint16_t h = (uint16_t)x;
+    memcpy(p + 2 * i, &h, 2);
+  } else {
+    p[i] = (unsigned char)x;
+  }
+}
 
 uint32_t sim_gm_bits(const Gm *g, int r, int c) {
   return get_bits(g->bytes, ir_dtype_bytes(g->v->dt), (size_t)r * g->cols + c);
 }
 
-Elem sim_gm_get(const Gm *g, int r, int c) { return sim_dec(g->v->dt, sim_gm_bits(g, r, c)); }
+Elem sim_gm_get(const Gm *g, int r, int c) {
+  uint32_t b = sim_gm_bits(g, r, c);
+  if (ir_dtype_bytes(g->v->dt) < 4) return sim_dec(g->v->dt, b);
+  Elem e;
+  memcpy(&e, &b, 4);
+  return e;
+}
 
 /* Outputs start as canaries; inputs take their initialiser or seeded small values. */
 static void gm_init(Sim *s, Gm *g, uint64_t *rng) {
@@ -387,7 +410,11 @@ static void load_window(Sim *s, const Stmt *st, const Call *c, Gm *g, Tile *t, i
     Elem *d = &t->d[i * t->C];
     if (eb == 4) memcpy(d, g->bytes + 4 * at, (size_t)t->vc * 4);
     else
-      for (int j = 0; j < t->vc; j++) d[j] = sim_dec(g->v->dt, get_bits(g->bytes, eb, at + (size_t)j));
+      for (int j = 0; j < t->vc; j++) {
+        uint32_t b = get_bits(g->bytes, eb, at + (size_t)j);
+        if (g->v->dt == DT_F16) d[j].f = sim_f16_to_f32((uint16_t)b);   /* the common narrow case, direct */
+        else d[j] = sim_dec(g->v->dt, b);
+      }
     memset(&t->def[i * t->C], 1, (size_t)t->vc);
     if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, t->vc, false, NULL, c->loc);
   }
@@ -444,7 +471,10 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
     uint16_t h[IR_MAXDIM];                      /* the row as GM bytes */
     const void *val = &t->d[i * t->C];
     if (ir_dtype_bytes(g->v->dt) < 4) {
-      for (int j = 0; j < vc; j++) put_bits((unsigned char *)h, ir_dtype_bytes(g->v->dt), (size_t)j, sim_enc(g->v->dt, t->d[i * t->C + j]));
+      if (g->v->dt == DT_F16)
+        for (int j = 0; j < vc; j++) h[j] = sim_f32_to_f16(t->d[i * t->C + j].f);
+      else
+        for (int j = 0; j < vc; j++) put_bits((unsigned char *)h, ir_dtype_bytes(g->v->dt), (size_t)j, sim_enc(g->v->dt, t->d[i * t->C + j]));
       val = h;
     }
     if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, vc, true, val, c->loc);
@@ -659,14 +689,14 @@ static void ev_K_CAST(Sim *s, const Stmt *st, const Call *c) {
 static Elem fold(Op op, Dtype dt, const Elem *x, const uint8_t *def, int n, int stride, uint8_t *d) {
   Elem acc = x[0];
   *d = def[0];
-  bool sum = op == OP_row_sum || op == OP_col_sum, mx = op == OP_row_max || op == OP_col_max;
+  bool sum = op == OP_row_sum || op == OP_col_sum, mx = op == OP_row_max || op == OP_col_max, in = ir_dtype_int(dt);
   for (int k = 1; k < n; k++) {
     Elem e = x[k * stride];
     *d &= def[k * stride];
-    if (ir_dtype_int(dt)) acc.i = sum ? (int32_t)((uint32_t)acc.i + (uint32_t)e.i) : mx ? (acc.i > e.i ? acc.i : e.i) : (acc.i < e.i ? acc.i : e.i);
+    if (in) acc.i = sum ? (int32_t)((uint32_t)acc.i + (uint32_t)e.i) : mx ? (acc.i > e.i ? acc.i : e.i) : (acc.i < e.i ? acc.i : e.i);
     else acc.f = sum ? acc.f + e.f : mx ? fmaxnan(acc.f, e.f) : fminnan(acc.f, e.f);
   }
-  if (ir_dtype_int(dt)) acc.i = wrap(dt, (uint32_t)acc.i);   /* a narrow sum wraps once, as step by step */
+  if (in) acc.i = wrap(dt, (uint32_t)acc.i);   /* a narrow sum wraps once, as step by step */
   else acc.f = rnd(dt, acc.f);
   return acc;
 }
