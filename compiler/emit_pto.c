@@ -23,7 +23,7 @@
 enum { MAXCONST = 512, MAXQ = 64, MAXSCR = 64 };
 
 typedef struct {
-  char kind;                                    /* 'x' index, 'i' i32, 'l' i64, 'f' f32, 'h' f16 */
+  char kind;                                    /* 'x' index, 'i' i32, 'l' i64, 'f' f32, 'h' f16, 'b' bf16, 'c' i8, 's' i16 */
   double v;
 } Const;
 
@@ -94,7 +94,7 @@ static bool isconst(const E *e, const char *s, int64_t *v) {
   return true;
 }
 
-static const char *dtn(Dtype d) { return d == DT_F32 ? "f32" : d == DT_F16 ? "f16" : "i32"; }
+static const char *dtn(Dtype d) { return ir_dtype_name(d); }   /* PTO-AS spells them as ptoc does */
 
 /* PTO's allocation shape of an [R, C] tile. PTOAS wants the static shapes of
  * an op's operands to agree across dtypes and spaces (tcvt f32 -> f16, left
@@ -108,8 +108,9 @@ static void pto_shape(Space sp, Dtype dt, int R, int C, int *Rp, int *Cp) {
     ir_padded(sp, dt, R, C, Rp, Cp);
     return;
   }
-  if (R > 1) *Rp = (R + 15) / 16 * 16;
-  *Cp = (C + 15) / 16 * 16;
+  int m = ir_dtype_bytes(dt) == 1 ? 32 : 16;   /* an i8 box is 16 x 32; K then spans whole boxes on both sides */
+  if (R > 1) *Rp = (R + m - 1) / m * m;
+  *Cp = (C + m - 1) / m * m;
 }
 
 /* The tile_buf type of a value of this space, dtype and (logical) shape. */
@@ -237,7 +238,7 @@ static const Var *avar(const Call *c, int i) {
 static const char *tensor_view(E *e, const Var *T) {
   return ir_fmt(e->c->A, "%%T%d", T->id);
 }
-static const char *tvty(const Var *T) { return T->dt == DT_F32 ? "!pto.tensor_view<?x?xf32>" : T->dt == DT_F16 ? "!pto.tensor_view<?x?xf16>" : "!pto.tensor_view<?x?xi32>"; }
+static const char *tvty(E *e, const Var *T) { return ir_fmt(e->c->A, "!pto.tensor_view<?x?x%s>", dtn(T->dt)); }
 
 /* A partition view of T at [r, c] of size [pr, pc] (SSA or constants). */
 static const char *partition(E *e, const Var *T, const char *r, const char *c, const char *pr, const char *pc,
@@ -247,7 +248,7 @@ static const char *partition(E *e, const Var *T, const char *r, const char *c, c
   if (apr && apc && ir_aff_const(apr) && ir_aff_const(apc)) snprintf(shape, sizeof shape, "%dx%d", apr->c, apc->c);
   else snprintf(shape, sizeof shape, "?x?");
   line(e, "%s = pto.partition_view %s, offsets = [%s, %s], sizes = [%s, %s] : %s -> !pto.partition_tensor_view<%sx%s>",
-       p, tensor_view(e, T), r, c, pr, pc, tvty(T), shape, dtn(T->dt));
+       p, tensor_view(e, T), r, c, pr, pc, tvty(e, T), shape, dtn(T->dt));
   return ir_fmt(e->c->A, "%s|!pto.partition_tensor_view<%sx%s>", p, shape, dtn(T->dt));
 }
 static void split_pv(const char *pv, char *name, size_t n, const char **ty) {
@@ -275,6 +276,25 @@ static const char *elt_op(Op op) {
   }
 }
 
+/* Where PTOAS v0.42's verifier takes a vector op on bf16, i8 or i16 (one bit
+ * per dtype and arch, as ptoas answered single-op kernels; docs/real-backend.md):
+ * exp, sqrt, recip, div(s), relu and abs on none of them, casts and copies on all. */
+enum { NB3 = 1, NB5 = 2, NI3 = 4, NI5 = 8, NH3 = 16, NH5 = 32, NH = NH3 | NH5, N5 = NB5 | NI5 | NH };
+static const uint8_t narrow_ok[OP_N] = {
+    [OP_add] = N5, [OP_adds] = N5, [OP_subs] = N5, [OP_muls] = N5, [OP_maxs] = N5, [OP_mins] = N5, [OP_min] = N5,
+    [OP_neg] = N5, [OP_col_sum] = N5, [OP_col_max] = N5, [OP_col_min] = N5, [OP_full] = N5 | NB3,
+    [OP_sub] = NI5 | NH, [OP_max] = NI5 | NH, [OP_mul] = NH, [OP_row_sum] = NH, [OP_row_max] = NH, [OP_row_min] = NH,
+    [OP_row_expand_add] = NI5 | NH, [OP_row_expand_sub] = NI5 | NH, [OP_row_expand_mul] = NI5 | NH,
+    [OP_row_expand_max] = NI5 | NH, [OP_row_expand_min] = NI5 | NH, [OP_col_expand_add] = NI5 | NH,
+    [OP_col_expand_sub] = NI5 | NH, [OP_col_expand_mul] = NI5 | NH,
+};
+static void narrow_check(E *e, Loc loc, Op op, Dtype dt) {
+  int k = dt == DT_BF16 ? 0 : dt == DT_I8 ? 2 : dt == DT_I16 ? 4 : -1;
+  if (k < 0 || narrow_ok[op] & (1 << (k + (e->tgt == TGT_A5)))) return;
+  unsupported(e, loc, op, ir_fmt(e->c->A, "PTOAS v0.42 takes no %s %s on %s", ir_dtype_name(dt), elt_op(op) ? elt_op(op) : "texpands",
+                                 e->tgt == TGT_A5 ? "a5" : "a3"));
+}
+
 /* One scratch tile per type and function (the row reductions' tmp operand, unused by pto-isa). */
 static const char *scratch(E *e, const char *type) {
   for (int i = 0; i < e->nscr; i++)
@@ -293,7 +313,8 @@ static int axis_code(int code) { return code == MODE_NONE ? 0 : MODE_AXIS(code) 
 static int pipe_id(int dir, int code) { return dir + (code != MODE_NONE ? 2 : 0); }
 
 static const char *scalar_const(E *e, Dtype dt, double v) {
-  return cname(e, dt == DT_F32 ? 'f' : dt == DT_F16 ? 'h' : 'i', v);
+  static const char kinds[DT_N] = {'f', 'h', 'i', 'b', 'c', 's'};   /* Dtype order */
+  return cname(e, kinds[dt], v);
 }
 
 static void body(E *e, const Body *b);
@@ -381,6 +402,7 @@ static void op_stmt(E *e, const Stmt *s) {
     e->cur[d->id] = e->buf[d->id];
     e->ty[d->id] = NULL;
   }
+  if (ok == K_FULL || elt_op(c->op)) narrow_check(e, loc, c->op, ok == K_FULL ? d->dt : avar(c, 0)->dt);
   switch (ir_ops[c->op].kind) {
   case K_ALLOC:
     if (c->nargs == 4 || !e->buf[d->id]) {
@@ -407,14 +429,14 @@ static void op_stmt(E *e, const Stmt *s) {
       if (T->rank != 2) unsupported(e, loc, c->op, "a transposed load of a 1-D tensor");
       const char *dn = fresh(e, "dn");
       line(e, "%s = pto.make_tensor_view %%arg%d, shape = [%s, %s], strides = [%s, %s] {layout = #pto.layout<dn>} : %s",
-           dn, T->id, cidx(e, T->dim[1]), cidx(e, T->dim[0]), cidx(e, 1), cidx(e, T->dim[1]), tvty(T));
+           dn, T->id, cidx(e, T->dim[1]), cidx(e, T->dim[0]), cidx(e, 1), cidx(e, T->dim[1]), tvty(e, T));
       const char *q = fresh(e, "pv");
       bool st = ir_aff_const(&p->ix[0]) && ir_aff_const(&p->ix[1]);
       char shape[64];
       if (st) snprintf(shape, sizeof shape, "%dx%d", p->ix[1].c, p->ix[0].c);
       else snprintf(shape, sizeof shape, "?x?");
       line(e, "%s = pto.partition_view %s, offsets = [%s, %s], sizes = [%s, %s] : %s -> !pto.partition_tensor_view<%sx%s>",
-           q, dn, cc, r, pc, pr, tvty(T), shape, dtn(T->dt));
+           q, dn, cc, r, pc, pr, tvty(e, T), shape, dtn(T->dt));
       setvalid(e, d, pc, pr);
       line(e, "pto.tload ins(%s : !pto.partition_tensor_view<%sx%s>) outs(%s : %s)", q, shape, dtn(T->dt), val(e, d), vty(e, d));
       return;
@@ -552,7 +574,7 @@ static void op_stmt(E *e, const Stmt *s) {
   }
   case K_UN: {
     const Var *a = avar(c, 0);
-    if (c->op == OP_abs && a->dt == DT_I32) unsupported(e, loc, c->op, "PTOAS v0.42's tabs takes f16 or f32 only");
+    if (c->op == OP_abs && ir_dtype_int(a->dt)) unsupported(e, loc, c->op, "PTOAS v0.42's tabs takes floats only");
     rowmajor(e, loc, c->op, d);
     const char *ar, *ac;
     valid(e, a, &ar, &ac);
@@ -567,7 +589,7 @@ static void op_stmt(E *e, const Stmt *s) {
     valid(e, a, &ar, &ac);
     setvalid(e, d, ar, ac);
     /* f32 -> f16 rounds to nearest even; float -> i32 truncates (language.md) */
-    const char *rm = d->dt == DT_I32 ? "TRUNC" : "RINT";
+    const char *rm = ir_dtype_int(d->dt) ? "TRUNC" : "RINT";
     line(e, "pto.tcvt ins(%s {rmode = #pto<round_mode %s>} : %s) outs(%s : %s)", val(e, a), rm, vty(e, a), val(e, d),
          vty(e, d));
     return;
@@ -1091,6 +1113,9 @@ static void cfmt(FILE *o, const Const *k, int i) {
   case 'l': fprintf(o, "    %%cl%d = arith.constant %lld : i64\n", i, (long long)k->v); break;
   case 'f': fprintf(o, "    %%cf%d = arith.constant %.9e : f32\n", i, k->v); break;
   case 'h': fprintf(o, "    %%ch%d = arith.constant %.9e : f16\n", i, k->v); break;
+  case 'b': fprintf(o, "    %%cb%d = arith.constant %.9e : bf16\n", i, k->v); break;
+  case 'c': fprintf(o, "    %%cc%d = arith.constant %lld : i8\n", i, (long long)k->v); break;
+  case 's': fprintf(o, "    %%cs%d = arith.constant %lld : i16\n", i, (long long)k->v); break;
   }
 }
 
@@ -1119,7 +1144,7 @@ static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
     const Var *T = k->params[i];
     int R = T->rank == 2 ? T->dim[0] : 1, C = T->rank == 2 ? T->dim[1] : T->dim[0];
     line(e, "%s = pto.make_tensor_view %%arg%d, shape = [%s, %s], strides = [%s, %s] : %s", tensor_view(e, T), T->id,
-         cidx(e, R), cidx(e, C), cidx(e, C), cidx(e, 1), tvty(T));
+         cidx(e, R), cidx(e, C), cidx(e, C), cidx(e, 1), tvty(e, T));
   }
   if (aiv) {
     line(e, "%%lane64 = pto.get_subblock_idx");

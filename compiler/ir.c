@@ -2,6 +2,7 @@
  * (variables, bodies, affine ranges, argument lookup). */
 #include "ptoc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,7 +53,8 @@ void ir_bugs_format(uint32_t set, char *buf, size_t n) {
 static const char *const kwnames[KW_N] = {"", "valid", "space", "trans_b", "block_size",
                                           "size", "max_indices", "col_off", "lane", "window", "box", "part", "stride"};
 const char *ir_kw_name(Kw k) { return k < KW_N ? kwnames[k] : "?"; }
-const char *ir_dtype_name(Dtype d) { return d == DT_F32 ? "f32" : d == DT_F16 ? "f16" : "i32"; }
+static const char *const dtnames[DT_N] = {"f32", "f16", "i32", "bf16", "i8", "i16"};
+const char *ir_dtype_name(Dtype d) { return (unsigned)d < DT_N ? dtnames[d] : "?"; }
 const char *ir_space_name(Space s) {
   static const char *const n[SP_N] = {"none", "vec", "mat", "acc", "left", "right"};
   return s < SP_N ? n[s] : "?";
@@ -62,7 +64,14 @@ const char *ir_mode_name(Mode m) {
   return (unsigned)m < 5 ? n[m] : "?";
 }
 const char *ir_target_name(Target t) { return t == TGT_A5 ? "a5" : "a2a3"; }
-int ir_dtype_bytes(Dtype d) { return d == DT_F16 ? 2 : 4; }
+int ir_dtype_bytes(Dtype d) { return d == DT_I8 ? 1 : d == DT_F16 || d == DT_BF16 || d == DT_I16 ? 2 : 4; }
+int32_t ir_dtype_wrap(Dtype d, int64_t x) {
+  return d == DT_I8 ? (int32_t)(int8_t)(uint8_t)x : d == DT_I16 ? (int32_t)(int16_t)(uint16_t)x : (int32_t)(uint32_t)x;
+}
+bool ir_dtype_fits(Dtype d, double x) {
+  double hi = d == DT_I8 ? 127.0 : d == DT_I16 ? 32767.0 : 2147483647.0;
+  return x == floor(x) && x <= hi && x >= -hi - 1.0;
+}
 
 Var *ir_var_new(Comp *c, Kernel *k, const char *name, VarKind kind, Loc loc) {
   Var *v = ir_alloc(c->A, sizeof *v);

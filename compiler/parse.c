@@ -30,7 +30,7 @@ static const char *const reserved[] = {
     "f32",    "f16",  "i32",   "vec",     "mat",       "acc",    "up_down",    "left_right",
     "split",  "target", "slots", "none",  "a2a3",      "a5",     "up_down_odd", "left_right_odd",
     "aic",    "aiv",  "if",    "replay",  "c2v",       "v2c",    "left",   "right",
-    "else",   "while", NULL};
+    "else",   "while", "bf16", "i8",   "i16",   NULL};
 
 bool ir_reserved(const char *s, size_t n) {
   for (int i = 0; reserved[i]; i++)
@@ -262,7 +262,7 @@ static int word(Tok *t, const char *const *tab) {
     if (is(t, tab[i])) return i;
   return -1;
 }
-static const char *const dtypes[] = {"f32", "f16", "i32", NULL};
+static const char *const dtypes[] = {"f32", "f16", "i32", "bf16", "i8", "i16", NULL};   /* Dtype order */
 static const char *const modes[] = {"none", "up_down", "left_right", "up_down_odd", "left_right_odd", NULL};
 static const char *const spaces[] = {"none", "vec", "mat", "acc", "left", "right", NULL};
 static const char *const dirs[] = {"c2v", "v2c", NULL};
@@ -570,7 +570,7 @@ static void param(P *p) {
   Var *v = ir_var_new(p->c, p->k, name_of(p, n), VK_TENSOR, n->loc);
   expect(p, ":");
   Tok *dt = expect_ident(p, "a dtype");
-  if (word(dt, dtypes) < 0) ir_error(p->c, dt->loc, E_PARSE, "expected a dtype (f32, f16, i32), found %s", desc(p, dt));
+  if (word(dt, dtypes) < 0) ir_error(p->c, dt->loc, E_PARSE, "expected a dtype (f32, f16, i32, bf16, i8, i16), found %s", desc(p, dt));
   v->dt = (Dtype)word(dt, dtypes);
   expect(p, "[");
   for (v->rank = 0; v->rank < 2;) {
@@ -603,8 +603,8 @@ static void param(P *p) {
       number(p, &a);
       if (v->ninit == want)
         ir_error(p->c, a.loc, E_INIT, "initialiser of '%s' has more than %d values", v->name, want);
-      if (v->dt == DT_I32 && (!a.isint || a.num > INT32_MAX || a.num < INT32_MIN))
-        ir_error(p->c, a.loc, E_INIT, "initialiser of i32 tensor '%s' must hold integers", v->name);
+      if (ir_dtype_int(v->dt) && (!a.isint || !ir_dtype_fits(v->dt, a.num)))
+        ir_error(p->c, a.loc, E_INIT, "initialiser of %s tensor '%s' must hold integers in range", ir_dtype_name(v->dt), v->name);
       v->init[v->ninit++] = a.num;
     } while (accept(p, ","));
     Tok *cl = expect(p, "]");

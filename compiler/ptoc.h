@@ -127,7 +127,8 @@ const char *ir_kw_name(Kw k);
 
 /* ---- the IR --------------------------------------------------------------- */
 
-typedef enum { DT_F32, DT_F16, DT_I32, DT_N } Dtype;
+/* The element types; bf16, i8 and i16 follow the first three so their values stay stable. */
+typedef enum { DT_F32, DT_F16, DT_I32, DT_BF16, DT_I8, DT_I16, DT_N } Dtype;
 typedef enum { SP_NONE, SP_VEC, SP_MAT, SP_ACC, SP_LEFT, SP_RIGHT, SP_N } Space;
 /* A mode is also the split code of a transfer: 0 none, 1 up_down, 2 left_right,
  * 3 up_down_odd, 4 left_right_odd (lane 0 holds one more than lane 1). */
@@ -142,6 +143,9 @@ const char *ir_space_name(Space s);
 const char *ir_mode_name(Mode m);
 const char *ir_target_name(Target t);
 int ir_dtype_bytes(Dtype d);
+static inline bool ir_dtype_int(Dtype d) { return d == DT_I32 || d == DT_I8 || d == DT_I16; }
+int32_t ir_dtype_wrap(Dtype d, int64_t x);      /* x modulo 2^bits, as the integer dtype */
+bool ir_dtype_fits(Dtype d, double x);          /* an integer literal in d's range */
 
 enum { IR_MAXT = 6, IR_MAXDIM = 512, IR_MAXGM = 65536 };
 

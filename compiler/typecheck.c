@@ -28,7 +28,7 @@ typedef struct {
 #define ERR(loc, code, ...) ir_error(t->c, loc, code, __VA_ARGS__)
 
 static const char *opn(const Call *c) { return ir_ops[c->op].name; }
-static bool isfloat(Dtype d) { return d != DT_I32; }
+static bool isfloat(Dtype d) { return !ir_dtype_int(d); }
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
 static int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
@@ -391,8 +391,8 @@ static Type check_call(T *t, Call *c) {
     if (v->k != A_NUM) ERR(v->loc, E_ARG, "full: the value must be a number");
     if (d->k != A_DTYPE) ERR(d->loc, E_ARG, "full: the last argument must be a dtype");
     r.dt = (Dtype)d->e;
-    if (r.dt == DT_I32 && (!v->isint || v->num > 2147483647.0 || v->num < -2147483648.0))
-      ERR(v->loc, E_TYPE, "full: an i32 tile needs an integer value");
+    if (ir_dtype_int(r.dt) && (!v->isint || !ir_dtype_fits(r.dt, v->num)))
+      ERR(v->loc, E_TYPE, "full: an %s tile needs an integer value in its range", ir_dtype_name(r.dt));
     Aff vb[2];
     valid_kw(t, c, r.R, r.C, vb);
     r.vr = ir_aff_const(&vb[0]) ? vb[0].c : -1;
@@ -415,8 +415,8 @@ static Type check_call(T *t, Call *c) {
     Arg *s = pos(t, c, 1);
     if (s->k != A_NUM) ERR(s->loc, E_ARG, "%s: the second operand must be a number", opn(c));
     if (c->op == OP_divs) need_float(t, c, c->loc, a);
-    if (a.dt == DT_I32 && (!s->isint || s->num > 2147483647.0 || s->num < -2147483648.0))
-      ERR(s->loc, E_TYPE, "%s: an i32 tile needs an integer scalar", opn(c));
+    if (ir_dtype_int(a.dt) && (!s->isint || !ir_dtype_fits(a.dt, s->num)))
+      ERR(s->loc, E_TYPE, "%s: an %s tile needs an integer scalar in its range", opn(c), ir_dtype_name(a.dt));
     r = a;
     break;
   }
@@ -480,7 +480,9 @@ static Type check_call(T *t, Call *c) {
     if (a.vc >= 0 && bkv >= 0 && bkv < a.vc)
       ERR(c->args[base + 1].loc, E_VALID, "%s: right operand has %d valid rows along k, the left operand sums %d",
           opn(c), bkv, a.vc);
-    r.dt = a.dt == DT_I32 ? DT_I32 : DT_F32;
+    if (a.dt == DT_I16)                         /* language.md 9.7: the cube has no i16 product */
+      ERR(c->args[base].loc, E_TYPE, "%s is not defined for i16 operands", opn(c));
+    r.dt = ir_dtype_int(a.dt) ? DT_I32 : DT_F32;
     r.sp = SP_ACC;
     r.R = a.R;
     r.C = bn;

@@ -157,8 +157,8 @@ static void call(VB *v, const Stmt *s, const Call *c) {
       FAIL(c->loc, B_MATMUL, "tmatmul needs left x right -> acc, got %s x %s", ir_space_name(a->sp), ir_space_name(b->sp));
     if (a->R > 4095 || a->C > 4095 || b->R > 4095 || b->C > 4095) FAIL(c->loc, B_MATMUL, "matmul extent over 4095");
     Dtype r = s->dst->dt;
-    if (!((a->dt == DT_F16 && r == DT_F32) || (a->dt == DT_F32 && r == DT_F32) || (a->dt == DT_I32 && r == DT_I32)) ||
-        a->dt != b->dt)
+    bool fl = a->dt == DT_F16 || a->dt == DT_BF16 || a->dt == DT_F32, in = a->dt == DT_I8 || a->dt == DT_I32;
+    if (!((fl && r == DT_F32) || (in && r == DT_I32)) || a->dt != b->dt)
       FAIL(c->loc, B_MATMUL, "matmul %s x %s -> %s", ir_dtype_name(a->dt), ir_dtype_name(b->dt), ir_dtype_name(r));
     break;
   }

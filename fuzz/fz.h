@@ -81,6 +81,7 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   /* dtypes */                                                                                         \
   P(p_f16, 0.15, "a block works on f16 data")                                                         \
   P(p_i32, 0.05, "a block works on i32 data")                                                         \
+  P(p_narrow, 0.04, "a block (or a cast's source) works on bf16, i8 or i16 data")                     \
   P(p_cast, 0.08, "a vector expression node is a cast from another dtype")                            \
   /* expressions */                                                                                    \
   P(p_reuse, 0.35, "a vector leaf reuses an earlier tile (a cube tile: a C2V transfer)")             \
@@ -159,7 +160,7 @@ void fz_policy_print(const FzPolicy *p, FILE *f);   /* the same format; loads ba
 
 /* ---- gen.c: the generator's AST and features ------------------------------------ */
 
-typedef enum { FZ_F32, FZ_F16, FZ_I32 } FzDtype;
+typedef enum { FZ_F32, FZ_F16, FZ_I32, FZ_BF16, FZ_I8, FZ_I16 } FzDtype;   /* Dtype order */
 typedef enum { FZ_VEC, FZ_MAT, FZ_ACC } FzSpace;
 typedef enum { FZ_UD, FZ_LR, FZ_UD_ODD, FZ_LR_ODD } FzMode;
 typedef enum { FZ_IN, FZ_OUT, FZ_INOUT } FzDir;
@@ -244,7 +245,7 @@ typedef struct {
   X(explicit_split) X(explicit_left_right) X(explicit_odd) X(explicit_gather) X(lane_scalar)        \
   X(lane_load) X(paged_gather) X(gather_permuted) X(gather_shared_page) X(gather_partial_last_page) \
   X(gather_fewer_indices) X(gather_mat) X(reduction_row) X(reduction_col) X(row_expand)             \
-  X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(cast) X(loop) X(loop_carried)    \
+  X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(bf16) X(i8_i16) X(cast) X(loop) X(loop_carried)    \
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
   X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
   X(lane_if) X(lane_while)

@@ -139,7 +139,7 @@ static int newname(Gen *g, const char *pfx) {
     abort();
   }
   /* letters + digits that are reserved words: dtypes and targets */
-  static const char *const reserved[] = {"f16", "f32", "i32", "a5"};
+  static const char *const reserved[] = {"f16", "f32", "i32", "i8", "i16", "a5"};
   for (int again = 1; again;) {
     mkname(k->names[k->nnames], pfx, g->ctr++);
     again = 0;
@@ -232,7 +232,8 @@ static void a_kind(FzArg *a, int k, int x) { a->k = (uint8_t)k, a->i = x; }
 
 /* ---- bytes ---------------------------------------------------------------------------- */
 
-static int esize(int dt) { return dt == FZ_F16 ? 2 : 4; }
+static int esize(int dt) { return dt == FZ_I8 ? 1 : dt == FZ_F16 || dt == FZ_BF16 || dt == FZ_I16 ? 2 : 4; }
+static bool isint(int dt) { return dt == FZ_I32 || dt == FZ_I8 || dt == FZ_I16; }
 static int64_t vbytes(int dt, int R, int C) {
   int e = esize(dt);
   if (C == 1 && R > 1) return (int64_t)up(R, 32 / e) * e;
@@ -449,7 +450,16 @@ static void fit_mm(Gen *g, int dt, int *M, int *K, int *N, int n, unsigned fl) {
   }
 }
 
-static int pick_dt(Gen *g, bool i32_ok) {
+/* bf16, or with integers allowed i8 (a matmul operand too) or i16 (not for a matmul). */
+static int narrow(Gen *g, bool int_ok, bool mm) {
+  int dt = !int_ok ? FZ_BF16 : (int[]){FZ_BF16, FZ_I8, FZ_I16}[below(g, mm ? 2 : 3)];
+  feat(g, dt == FZ_BF16 ? FZ_FEAT_bf16 : FZ_FEAT_i8_i16);
+  return dt;
+}
+
+/* A block's dtype; mm: it feeds a matmul. */
+static int pick_dt(Gen *g, bool i32_ok, bool mm) {
+  if (ch(g, g->p->p_narrow)) return narrow(g, i32_ok, mm);
   if (ch(g, g->p->p_f16)) {
     feat(g, FZ_FEAT_f16);
     return FZ_F16;
@@ -462,7 +472,7 @@ static int pick_dt(Gen *g, bool i32_ok) {
 }
 
 static double scalar(Gen *g, int dt, int op) {
-  if (dt == FZ_I32) return op == FZ_OP_muls ? rng(g, -2, 3) : rng(g, -3, 3);
+  if (isint(dt)) return op == FZ_OP_muls ? rng(g, -2, 3) : rng(g, -3, 3);
   static const double tab[] = {0.5, 0.25, 2, -1, 0.125, 1.5, -0.5, 0.0625, 3, -2, 0.75, 1, -0.25, 0.0883883};
   double x = tab[below(g, (int)(sizeof tab / sizeof *tab))];
   return op == FZ_OP_divs && x == 0 ? 2 : x;
@@ -533,6 +543,8 @@ static Val v_cast(Gen *g, Val a, int dt) {
   feat(g, FZ_FEAT_cast);
   if (dt == FZ_F16 || a.dt == FZ_F16) feat(g, FZ_FEAT_f16);
   if (dt == FZ_I32 || a.dt == FZ_I32) feat(g, FZ_FEAT_i32);
+  if (dt == FZ_BF16 || a.dt == FZ_BF16) feat(g, FZ_FEAT_bf16);
+  if (dt == FZ_I8 || dt == FZ_I16 || a.dt == FZ_I8 || a.dt == FZ_I16) feat(g, FZ_FEAT_i8_i16);
   return r;
 }
 
@@ -590,7 +602,7 @@ static Val v_mm(Gen *g, const Val *c, Val a, Val b, bool tb) {
   a_expr(g, &e->a[base + 1], b.e);
   if (tb) a_int(&e->a[base + 2], FZ_KW_TRANS_B, 1), feat(g, FZ_FEAT_trans_b);
   int N = tb ? b.R : b.C, vn = tb ? b.vr[0] : b.vc[0];
-  Val r = mkval(a.dt == FZ_I32 ? FZ_I32 : FZ_F32, FZ_ACC, a.R, N, a.vr[0], vn);
+  Val r = mkval(isint(a.dt) ? FZ_I32 : FZ_F32, FZ_ACC, a.R, N, a.vr[0], vn);
   if (c) r.vr[0] = r.vr[1] = imin(r.vr[0], c->vr[0]), r.vc[0] = r.vc[1] = imin(r.vc[0], c->vc[0]);
   r.e = e;
   if (!c) charge(g, &r);
@@ -676,6 +688,8 @@ static Val v_load(Gen *g, int dt, int R, int C, int sp, int vr, int vc, unsigned
   charge(g, &r);
   if (dt == FZ_F16) feat(g, FZ_FEAT_f16);
   if (dt == FZ_I32) feat(g, FZ_FEAT_i32);
+  if (dt == FZ_BF16) feat(g, FZ_FEAT_bf16);
+  if (dt == FZ_I8 || dt == FZ_I16) feat(g, FZ_FEAT_i8_i16);
   return r;
 }
 
@@ -783,14 +797,14 @@ static Val leaf(Gen *g, int dt, int R, int C) {
   if (!room(g)) {
     int i = pick_tile(g, dt, R, C, false);
     if (i >= 0) return g->t[i].v;
-    return v_full(g, R, C, dt == FZ_I32 ? 1 : 0.5, dt);
+    return v_full(g, R, C, isint(dt) ? 1 : 0.5, dt);
   }
   if (ch(g, g->p->p_reuse)) {
     int i = pick_tile(g, dt, R, C, false);
     if (i >= 0) return g->t[i].v;
   }
   if (ch(g, g->p->p_full)) {
-    double x = dt == FZ_I32 ? rng(g, -2, 2) : scalar(g, dt, FZ_OP_adds);
+    double x = isint(dt) ? rng(g, -2, 2) : scalar(g, dt, FZ_OP_adds);
     return v_full(g, R, C, x, dt);
   }
   return v_load(g, dt, R, C, FZ_VEC, -1, -1, LD_PARTIAL);
@@ -810,11 +824,11 @@ static const int cr[] = {FZ_OP_col_max, FZ_OP_col_sum, FZ_OP_col_min};
 #define PICK(g, tab) (tab)[below(g, (int)(sizeof(tab) / sizeof *(tab)))]
 #define PICKN(g, tab, n) (tab)[below(g, n)]
 
-static int un_op(Gen *g, int dt) { return dt == FZ_I32 ? PICK(g, un_i) : PICK(g, un_f); }
-static int bs_op(Gen *g, int dt) { return dt == FZ_I32 ? PICK(g, bs_i) : PICK(g, bs_f); }
-static int bi_op(Gen *g, int dt) { return dt == FZ_I32 ? PICK(g, bi_i) : PICK(g, bi_f); }
-static int rx_op(Gen *g, int dt) { return PICKN(g, rx_f, dt == FZ_I32 ? 3 : 6); }
-static int cx_op(Gen *g, int dt) { return PICKN(g, cx_f, dt == FZ_I32 ? 3 : 4); }
+static int un_op(Gen *g, int dt) { return isint(dt) ? PICK(g, un_i) : PICK(g, un_f); }
+static int bs_op(Gen *g, int dt) { return isint(dt) ? PICK(g, bs_i) : PICK(g, bs_f); }
+static int bi_op(Gen *g, int dt) { return isint(dt) ? PICK(g, bi_i) : PICK(g, bi_f); }
+static int rx_op(Gen *g, int dt) { return PICKN(g, rx_f, isint(dt) ? 3 : 6); }
+static int cx_op(Gen *g, int dt) { return PICKN(g, cx_f, isint(dt) ? 3 : 4); }
 
 /* Name a value that is about to be used twice. */
 static Val named(Gen *g, Val v) { return v.e->op == FZ_OP_VAR ? v : bind(g, v, "t"); }
@@ -843,7 +857,7 @@ static bool rowvec(Gen *g, Val *a, Val *out) {
     return true;
   }
   default:
-    *out = v_full(g, a->R, 1, a->dt == FZ_I32 ? rng(g, -2, 2) : scalar(g, a->dt, FZ_OP_adds), a->dt);
+    *out = v_full(g, a->R, 1, isint(a->dt) ? rng(g, -2, 2) : scalar(g, a->dt, FZ_OP_adds), a->dt);
     return true;
   }
 }
@@ -864,7 +878,7 @@ static bool colvec(Gen *g, Val *a, Val *out) {
     *out = v_load(g, a->dt, 1, a->C, FZ_VEC, 1, a->vc[0], 0);
     return true;
   default:
-    *out = v_full(g, 1, a->C, a->dt == FZ_I32 ? rng(g, -2, 2) : scalar(g, a->dt, FZ_OP_adds), a->dt);
+    *out = v_full(g, 1, a->C, isint(a->dt) ? rng(g, -2, 2) : scalar(g, a->dt, FZ_OP_adds), a->dt);
     return true;
   }
 }
@@ -895,7 +909,7 @@ static Val vstep(Gen *g, Val x) {
   case 3: return expand(g, x);
   default:
     /* the softmax idiom: exp(row_expand_sub(x, row_max(x))) */
-    if (x.dt != FZ_I32 && x.C > 1 && row_red_ok(g, &x) && red_keeps(&x, true)) {
+    if (!isint(x.dt) && x.C > 1 && row_red_ok(g, &x) && red_keeps(&x, true)) {
       x = named(g, x);
       Val m = v_red(g, FZ_OP_row_max, x);
       return v_un(g, FZ_OP_exp, v_exp2(g, FZ_OP_row_expand_sub, x, m, true));
@@ -908,7 +922,7 @@ static Val vexpr(Gen *g, int dt, int R, int C, int d) {
   if (d >= g->p->max_expr_depth || !vec_ok(g, 2 * vbytes(dt, R, C)) || !room(g)) return leaf(g, dt, R, C);
   Val x;
   if (ch(g, g->p->p_cast)) {
-    int from = dt == FZ_F32 ? (ch(g, 0.7) ? FZ_F16 : FZ_I32) : FZ_F32;
+    int from = dt != FZ_F32 ? FZ_F32 : ch(g, g->p->p_narrow) ? narrow(g, true, false) : ch(g, 0.7) ? FZ_F16 : FZ_I32;
     x = v_cast(g, vexpr(g, from, R, C, d + 1), dt);
   } else {
     switch (below(g, 4)) {
@@ -1084,7 +1098,7 @@ static bool cube_slice(Gen *g, Val s, Val *out) {
 static bool wrap_ok(Gen *g) { return !g->nloop && ch(g, g->p->p_loop_wrap); }
 
 static void blk_vector(Gen *g) {
-  int dt = pick_dt(g, true), R = dim(g, false, 0), C = dim(g, true, 0);
+  int dt = pick_dt(g, true, false), R = dim(g, false, 0), C = dim(g, true, 0);
   fit(g, dt, &R, &C, 4, 0);
   FzBody *outer = wrap_ok(g) ? open_rand_loop(g, true) : NULL;
   Val x;
@@ -1119,7 +1133,7 @@ static Val rhs_load(Gen *g, int dt, int K, int N, bool tb, int kv, bool full_n) 
 
 /* Matmul on the cube of two mat loads; the acc result goes through vector ops (C2V). */
 static void blk_c2v(Gen *g) {
-  int dt = pick_dt(g, true), M = dim(g, false, g->brk[0] ? 0 : D_NOUNIT), K = dim(g, true, D_NOUNIT),
+  int dt = pick_dt(g, true, true), M = dim(g, false, g->brk[0] ? 0 : D_NOUNIT), K = dim(g, true, D_NOUNIT),
       N = dim(g, true, g->brk[1] ? 0 : D_NOUNIT);   /* a unit extent is a whole tile: no C2V under its split */
   fit_mm(g, dt, &M, &K, &N, 3, 0);
   bool tb = ch(g, g->p->p_trans_b);
@@ -1166,7 +1180,7 @@ static Val cube_operand(Gen *g, int dt, int R, int C) {
 
 static void blk_v2c(Gen *g) {
   /* a whole (extent-1) vector tile cannot cross to the cube under a split (DESIGN 14.5) */
-  int dt = pick_dt(g, true), M = dim(g, false, D_EVEN | (g->brk[0] ? 0 : D_NOUNIT)),
+  int dt = pick_dt(g, true, true), M = dim(g, false, D_EVEN | (g->brk[0] ? 0 : D_NOUNIT)),
       K = dim(g, true, D_EVEN | D_NOUNIT), N = dim(g, true, D_EVEN | (g->brk[1] ? 0 : D_NOUNIT));
   fit_mm(g, dt, &M, &K, &N, 4, D_EVEN);
   bool tb = ch(g, g->p->p_trans_b);
@@ -1195,7 +1209,7 @@ static void blk_v2c(Gen *g) {
 
 /* cube -> vector -> cube -> vector. */
 static void blk_both(Gen *g) {
-  int dt = pick_dt(g, false), M = dim(g, false, D_EVEN), K = dim(g, true, D_NOUNIT), N = dim(g, true, D_EVEN),
+  int dt = pick_dt(g, false, true), M = dim(g, false, D_EVEN), K = dim(g, true, D_NOUNIT), N = dim(g, true, D_EVEN),
       N2 = dim(g, true, 0);
   fit_mm(g, dt, &M, &K, &N, 3, D_EVEN);
   fit_mm(g, FZ_F32, &M, &N, &N2, 3, D_EVEN);
@@ -1216,7 +1230,7 @@ static void blk_both(Gen *g) {
  * back into a second matmul), with a vector running sum, a running row max or
  * a matmul_acc accumulator carried across iterations. */
 static void blk_loop(Gen *g) {
-  int dt = pick_dt(g, false), M = dim(g, false, D_EVEN), K = dim(g, true, D_NOUNIT), N = dim(g, true, D_EVEN);
+  int dt = pick_dt(g, false, true), M = dim(g, false, D_EVEN), K = dim(g, true, D_NOUNIT), N = dim(g, true, D_EVEN);
   fit_mm(g, dt, &M, &K, &N, 6, D_EVEN);
   bool both = ch(g, g->p->p_both_in_loop), macc = ch(g, g->p->p_matmul_acc);
   bool rmax = N > 1 && g->brk[1] && ch(g, g->p->p_running_max);
@@ -1505,7 +1519,7 @@ static Val some_vec(Gen *g, int minr, int minc) {
       if (t->alive && t->v.sp == FZ_VEC && !t->v.lane && t->v.R >= minr && t->v.C >= minc && k-- == 0) return t->v;
     }
   }
-  int dt = pick_dt(g, true), R = imax(dim(g, false, D_NOUNIT), minr), C = imax(dim(g, true, D_NOUNIT), minc);
+  int dt = pick_dt(g, true, false), R = imax(dim(g, false, D_NOUNIT), minr), C = imax(dim(g, true, D_NOUNIT), minc);
   fit(g, dt, &R, &C, 3, 0);
   R = imax(R, minr), C = imax(C, minc);
   Val x = vexpr(g, dt, R, C, 0);
@@ -1540,9 +1554,9 @@ static void blk_strided(Gen *g) {
 
 static void blk_assemble(Gen *g) {
   feat(g, FZ_FEAT_assemble);
-  int dt = pick_dt(g, true), R = dim(g, false, D_NOUNIT), C = dim(g, true, D_NOUNIT);
+  int dt = pick_dt(g, true, false), R = dim(g, false, D_NOUNIT), C = dim(g, true, D_NOUNIT);
   fit(g, dt, &R, &C, 4, 0);
-  double z = dt == FZ_I32 ? 0 : ch(g, 0.5) ? 0 : -1;
+  double z = isint(dt) ? 0 : ch(g, 0.5) ? 0 : -1;
   if (g->brk[0] && g->brk[1] && ch(g, 0.3) && R > 1 && C > 1) {
     /* a smaller piece at an offset: neither split mode can express it */
     int h = rng(g, 1, R), w = rng(g, 1, C), r = rng(g, 0, R - h), c = rng(g, 0, C - w);
@@ -1695,7 +1709,7 @@ static void gen_explicit(Gen *g) {
   int ax = ch(g, p->p_explicit_left_right) ? 1 : 0;
   if (ax) feat(g, FZ_FEAT_explicit_left_right);
   bool odd = ch(g, p->p_explicit_odd);
-  int dt = pick_dt(g, false);
+  int dt = pick_dt(g, false, true);
   static const int odds[] = {15, 31, 7, 33, 17, 63, 9};
   int E = odd ? pick_from(g, odds, 7, ax ? p->max_cols : p->max_rows) : dim(g, ax, D_EVEN | D_NOUNIT);
   if (E < 2) E = 2;
@@ -1748,7 +1762,7 @@ static void gen_explicit(Gen *g) {
   if (ch(g, p->p_lane_cond)) lane_cond(g, &x);
   /* statistics along the other axis: row stats for up_down, column stats for left_right */
   Val st = {0};
-  bool stats = x.dt != FZ_I32 && ch(g, 0.7);
+  bool stats = !isint(x.dt) && ch(g, 0.7);
   if (stats) st = bind(g, v_red(g, ax ? PICK(g, cr) : PICK(g, rr), x), "st");
   /* lanes re-join positionally: lane 0 full on the axis, or lane 1 empty (DESIGN 14.6) */
   const int *xv = ax ? x.vc : x.vr;
@@ -1756,7 +1770,7 @@ static void gen_explicit(Gen *g) {
   if (!odd && x.join_ok && rect && ch(g, p->p_explicit_gather)) {
     Val ph = x;
     if (stats && red_keeps(&x, !ax) && ch(g, 0.7)) ph = v_un(g, FZ_OP_exp, v_exp2(g, ax ? FZ_OP_col_expand_sub : FZ_OP_row_expand_sub, x, st, !ax));
-    if (dt == FZ_F16) ph = v_cast(g, ph, FZ_F16);
+    if (dt != FZ_F32) ph = v_cast(g, ph, dt);   /* f16 or bf16: the matmul's operands agree */
     ph = bind(g, ph, "ph");
     Val pj = bind(g, v_join(g, ph, ax), "p");
     /* p is [E, O] (up_down) or [O, E] (left_right); times v [K2, D2] */

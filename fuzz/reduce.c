@@ -603,7 +603,7 @@ static bool shrink_loops(Red *R) {
 }
 
 static bool keyword(const char *s, size_t n) {
-  static const char *const kw[] = {"f32", "f16", "i32", "vec", "mat", "up_down", "left_right", "up_down_odd",
+  static const char *const kw[] = {"f32", "f16", "i32", "bf16", "i8", "i16", "vec", "mat", "up_down", "left_right", "up_down_odd",
                                    "left_right_odd", "range", "split_aiv", NULL};
   for (int i = 0; kw[i]; i++)
     if (strlen(kw[i]) == n && !strncmp(kw[i], s, n)) return true;

@@ -111,7 +111,7 @@ typedef enum {
 const char *orc_real_stage_name(RealStage s);
 
 typedef struct {
-  const char *ctype;                            /* C++ element type: "float", "half", "int32_t" */
+  const char *ctype;                            /* C++ element type: "float", "half", "int32_t", "bfloat16_t", ... */
   size_t bytes;                                 /* the whole GM tensor */
   const unsigned char *init;                    /* its contents before the run (inputs; canary-filled outputs) */
   unsigned char *out;                           /* after the run (malloc'd, the caller frees); NULL unless RS_OK */

@@ -1,6 +1,8 @@
-/* f16.c — conversions between IEEE single and half precision. Consumes f32
- * values, produces f16 bit patterns (round to nearest, ties to even; overflow
- * to infinity; subnormals kept; NaN payload's top bits kept) and back. */
+/* f16.c — element storage. Consumes f32 values and produces f16 and bf16 bit
+ * patterns (round to nearest, ties to even; overflow to infinity; subnormals
+ * kept; NaN payload's top bits kept, and quiet) and back; packs and unpacks a
+ * tile element to and from the bits of its dtype (i8 and i16 keep the low
+ * bits). */
 #include "sim.h"
 
 #include <string.h>
@@ -46,3 +48,52 @@ float sim_f16_to_f32(uint16_t h) {
 }
 
 float sim_round_f16(float f) { return sim_f16_to_f32(sim_f32_to_f16(f)); }
+
+uint16_t sim_f32_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);   /* NaN: quiet, stays NaN */
+  x += 0x7fffu + ((x >> 16) & 1u);              /* ties to even; a carry may reach infinity: correct */
+  return (uint16_t)(x >> 16);
+}
+
+float sim_bf16_to_f32(uint16_t h) {
+  uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+float sim_round_bf16(float f) { return sim_bf16_to_f32(sim_f32_to_bf16(f)); }
+
+uint32_t sim_enc(Dtype dt, Elem e) {
+  switch (dt) {
+  case DT_F16: return sim_f32_to_f16(e.f);
+  case DT_BF16: return sim_f32_to_bf16(e.f);
+  case DT_I8: return (uint8_t)e.i;
+  case DT_I16: return (uint16_t)e.i;
+  default: {
+    uint32_t x;
+    memcpy(&x, &e, 4);
+    return x;
+  }
+  }
+}
+
+Elem sim_dec(Dtype dt, uint32_t b) {
+  Elem e;
+  switch (dt) {
+  case DT_F16: e.f = sim_f16_to_f32((uint16_t)b); break;
+  case DT_BF16: e.f = sim_bf16_to_f32((uint16_t)b); break;
+  case DT_I8: e.i = (int8_t)(uint8_t)b; break;
+  case DT_I16: e.i = (int16_t)(uint16_t)b; break;
+  default: memcpy(&e, &b, 4); break;
+  }
+  return e;
+}
+
+uint32_t sim_canary(Dtype dt) {
+  static const uint32_t c[DT_N] = {SIM_CANARY_F32, SIM_CANARY_F16, SIM_CANARY_I32, SIM_CANARY_BF16, SIM_CANARY_I8,
+                                   SIM_CANARY_I16};
+  return c[dt];
+}

@@ -22,34 +22,41 @@ uint64_t sim_rand(uint64_t *st) {
 
 /* ---- GM tensors ------------------------------------------------------------------ */
 
-uint32_t sim_gm_bits(const Gm *g, int r, int c) {
-  size_t i = (size_t)r * g->cols + c;
-  if (g->v->dt == DT_F16) {
+/* Element i of a byte array of eb-byte elements, and back (fixed-size copies:
+ * these run per element on the hot paths). */
+static uint32_t get_bits(const unsigned char *p, int eb, size_t i) {
+  if (eb == 4) {
+    uint32_t x;
+    memcpy(&x, p + 4 * i, 4);
+    return x;
+  }
+  if (eb == 2) {
     uint16_t h;
-    memcpy(&h, g->bytes + 2 * i, 2);
+    memcpy(&h, p + 2 * i, 2);
     return h;
   }
-  uint32_t x;
-  memcpy(&x, g->bytes + 4 * i, 4);
-  return x;
+  return p[i];
+}
+static void put_bits(unsigned char *p, int eb, size_t i, uint32_t x) {
+  if (eb == 4) memcpy(p + 4 * i, &x, 4);
+  else if (eb == 2) {
+    uint16_t h = (uint16_t)x;
+    memcpy(p + 2 * i, &h, 2);
+  } else {
+    p[i] = (unsigned char)x;
+  }
+}
+
+uint32_t sim_gm_bits(const Gm *g, int r, int c) {
+  return get_bits(g->bytes, ir_dtype_bytes(g->v->dt), (size_t)r * g->cols + c);
 }
 
 Elem sim_gm_get(const Gm *g, int r, int c) {
   uint32_t b = sim_gm_bits(g, r, c);
+  if (ir_dtype_bytes(g->v->dt) < 4) return sim_dec(g->v->dt, b);
   Elem e;
-  if (g->v->dt == DT_F16) e.f = sim_f16_to_f32((uint16_t)b);
-  else memcpy(&e, &b, 4);
+  memcpy(&e, &b, 4);
   return e;
-}
-
-static void gm_set(Gm *g, int r, int c, Elem e) {
-  size_t i = (size_t)r * g->cols + c;
-  if (g->v->dt == DT_F16) {
-    uint16_t h = sim_f32_to_f16(e.f);
-    memcpy(g->bytes + 2 * i, &h, 2);
-  } else {
-    memcpy(g->bytes + 4 * i, &e, 4);
-  }
 }
 
 /* Outputs start as canaries; inputs take their initialiser or seeded small values. */
@@ -61,41 +68,35 @@ static void gm_init(Sim *s, Gm *g, uint64_t *rng) {
   int eb = ir_dtype_bytes(v->dt);
   g->bytes = ir_alloc_raw(s->A, n * (size_t)eb);
   if (v->dir == DIR_OUT) {                      /* canaries */
-    uint32_t w = v->dt == DT_I32 ? (uint32_t)SIM_CANARY_I32 : (uint32_t)SIM_CANARY_F32;
-    uint16_t h = SIM_CANARY_F16;
-    for (size_t i = 0; i < n; i++) {
-      if (eb == 4) memcpy(g->bytes + 4 * i, &w, 4);
-      else memcpy(g->bytes + 2 * i, &h, 2);
-    }
+    uint32_t w = sim_canary(v->dt);
+    for (size_t i = 0; i < n; i++) put_bits(g->bytes, eb, i, w);
     return;
   }
+  bool in = ir_dtype_int(v->dt);
   if (v->init) {                                /* the kernel's own initialiser */
     for (size_t i = 0; i < n; i++) {
       Elem e;
-      if (v->dt == DT_I32) e.i = (int32_t)v->init[i];
+      if (in) e.i = (int32_t)v->init[i];
       else e.f = (float)v->init[i];
-      if (eb == 4) memcpy(g->bytes + 4 * i, &e, 4);
-      else gm_set(g, (int)(i / (size_t)g->cols), (int)(i % (size_t)g->cols), e);
+      put_bits(g->bytes, eb, i, sim_enc(v->dt, e));
     }
     return;
   }
-  /* Seeded values: i32 in [-4, 4], floats k/16 for k in [-32, 32] (exact in f16 too),
-   * one draw per element, stored through a table of the 65 bit patterns. */
+  /* Seeded values: integers in [-4, 4], floats k/16 for k in [-32, 32] (exact in
+   * f16 and bf16 too), one draw per element, stored through a table of the bit patterns. */
   uint32_t w[65];
-  uint16_t h[65];
   for (int k = 0; k < 65; k++) {
     Elem e;
-    if (v->dt == DT_I32) e.i = k - 4;
+    if (in) e.i = k - 4;
     else e.f = (float)(k - 32) * 0.0625f;
-    memcpy(&w[k], &e, 4);
-    h[k] = v->dt == DT_F16 ? sim_f32_to_f16(e.f) : 0;
+    w[k] = sim_enc(v->dt, e);
   }
-  if (v->dt == DT_I32)                          /* constant moduli: no division per element */
-    for (size_t i = 0; i < n; i++) memcpy(g->bytes + 4 * i, &w[sim_rand(rng) % 9], 4);
+  if (in)                                       /* constant moduli: no division per element */
+    for (size_t i = 0; i < n; i++) put_bits(g->bytes, eb, i, w[sim_rand(rng) % 9]);
   else if (eb == 4)
     for (size_t i = 0; i < n; i++) memcpy(g->bytes + 4 * i, &w[sim_rand(rng) % 65], 4);
   else
-    for (size_t i = 0; i < n; i++) memcpy(g->bytes + 2 * i, &h[sim_rand(rng) % 65], 2);
+    for (size_t i = 0; i < n; i++) put_bits(g->bytes, eb, i, w[sim_rand(rng) % 65]);
 }
 
 Sim *sim_new(const Kernel *k, const SimOpts *o) {
@@ -228,7 +229,11 @@ static int clampi(int64_t x, int64_t lo, int64_t hi) { return (int)(x < lo ? lo 
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
 
-static float rnd(Dtype dt, float x) { return dt == DT_F16 ? sim_round_f16(x) : x; }
+/* A float result stored into a tile of dtype dt; an integer result wrapped into it. */
+static float rnd(Dtype dt, float x) { return dt == DT_F16 ? sim_round_f16(x) : dt == DT_BF16 ? sim_round_bf16(x) : x; }
+static int32_t wrap(Dtype dt, uint32_t x) {
+  return dt == DT_I8 ? (int32_t)(int8_t)(uint8_t)x : dt == DT_I16 ? (int32_t)(int16_t)(uint16_t)x : (int32_t)x;
+}
 
 /* Clear the defined bits outside the valid region. */
 static void mask(Tile *t) {
@@ -256,15 +261,15 @@ static float fminnan(float a, float b) { return b < a ? b : a; }
 /* a op b for the binary family of op (tile/tile, tile/scalar, expand). */
 static Elem binop(Op op, Dtype dt, Elem a, Elem b) {
   Elem r;
-  if (dt == DT_I32) {
+  if (ir_dtype_int(dt)) {
     uint32_t x = (uint32_t)a.i, y = (uint32_t)b.i;
     switch (op) {
-    case OP_add: case OP_adds: case OP_row_expand_add: case OP_col_expand_add: r.i = (int32_t)(x + y); break;
-    case OP_sub: case OP_subs: case OP_row_expand_sub: case OP_col_expand_sub: r.i = (int32_t)(x - y); break;
-    case OP_mul: case OP_muls: case OP_row_expand_mul: case OP_col_expand_mul: r.i = (int32_t)(x * y); break;
+    case OP_add: case OP_adds: case OP_row_expand_add: case OP_col_expand_add: r.i = wrap(dt, x + y); break;
+    case OP_sub: case OP_subs: case OP_row_expand_sub: case OP_col_expand_sub: r.i = wrap(dt, x - y); break;
+    case OP_mul: case OP_muls: case OP_row_expand_mul: case OP_col_expand_mul: r.i = wrap(dt, x * y); break;
     case OP_max: case OP_maxs: case OP_row_expand_max: r.i = a.i > b.i ? a.i : b.i; break;
     case OP_min: case OP_mins: case OP_row_expand_min: r.i = a.i < b.i ? a.i : b.i; break;
-    default: die("binop: %s on i32", ir_ops[op].name);
+    default: die("binop: %s on %s", ir_ops[op].name, ir_dtype_name(dt));
     }
     return r;
   }
@@ -284,6 +289,10 @@ static Elem binop(Op op, Dtype dt, Elem a, Elem b) {
 /* r[i] = a[i] op b[i*bs] for n elements (bs 0: one b for all), the switch
  * outside the loop; the same arithmetic as binop(), element by element. */
 static void binop_vec(Op op, Dtype dt, const Elem *a, const Elem *b, int bs, Elem *r, int n) {
+  if (ir_dtype_int(dt) && dt != DT_I32) {       /* narrow integers: element by element, wrapped */
+    for (int i = 0; i < n; i++) r[i] = binop(op, dt, a[i], b[i * bs]);
+    return;
+  }
   if (dt == DT_I32) {
     switch (op) {
     case OP_add: case OP_adds: case OP_row_expand_add: case OP_col_expand_add:
@@ -323,19 +332,19 @@ static void binop_vec(Op op, Dtype dt, const Elem *a, const Elem *b, int bs, Ele
     for (int i = 0; i < n; i++) r[i] = binop(op, dt, a[i], b[i * bs]);
     return;
   }
-  if (dt == DT_F16)
-    for (int i = 0; i < n; i++) r[i].f = sim_round_f16(r[i].f);
+  if (dt != DT_F32)
+    for (int i = 0; i < n; i++) r[i].f = rnd(dt, r[i].f);
 }
 
 static Elem unop(Op op, Dtype dt, Elem a) {
   Elem r;
-  if (dt == DT_I32) {
+  if (ir_dtype_int(dt)) {
     uint32_t x = (uint32_t)a.i;
     switch (op) {
-    case OP_neg: r.i = (int32_t)(0u - x); break;
-    case OP_abs: r.i = a.i < 0 ? (int32_t)(0u - x) : a.i; break;
+    case OP_neg: r.i = wrap(dt, 0u - x); break;
+    case OP_abs: r.i = a.i < 0 ? wrap(dt, 0u - x) : a.i; break;
     case OP_relu: r.i = a.i > 0 ? a.i : 0; break;
-    default: die("unop: %s on i32", ir_ops[op].name);
+    default: die("unop: %s on %s", ir_ops[op].name, ir_dtype_name(dt));
     }
     return r;
   }
@@ -352,14 +361,18 @@ static Elem unop(Op op, Dtype dt, Elem a) {
   return r;
 }
 
+/* language.md, cast: integers narrow by wrapping, floats to integers truncate
+ * and saturate (NaN gives 0), integers to floats round (i32 via f32). */
 static Elem convert(Dtype from, Dtype to, Elem a) {
   Elem r;
-  if (from == DT_I32 && to == DT_I32) return a;
-  if (from == DT_I32) {
+  bool fi = ir_dtype_int(from), ti = ir_dtype_int(to);
+  if (fi && ti) {
+    r.i = wrap(to, (uint32_t)a.i);
+  } else if (fi) {
     r.f = rnd(to, (float)a.i);
-  } else if (to == DT_I32) {
-    float x = a.f;
-    r.i = isnan(x) ? 0 : x >= 2147483648.0f ? INT32_MAX : x <= -2147483648.0f ? INT32_MIN : (int32_t)x;
+  } else if (ti) {
+    double x = a.f, hi = to == DT_I8 ? 127.0 : to == DT_I16 ? 32767.0 : 2147483647.0;
+    r.i = isnan(x) ? 0 : x >= hi ? (int32_t)hi : x <= -hi - 1.0 ? (int32_t)(-hi - 1.0) : (int32_t)x;
   } else {
     r.f = rnd(to, a.f);
   }
@@ -401,9 +414,9 @@ static void load_window(Sim *s, const Stmt *st, const Call *c, Gm *g, Tile *t, i
     if (eb == 4) memcpy(d, g->bytes + 4 * at, (size_t)t->vc * 4);
     else
       for (int j = 0; j < t->vc; j++) {
-        uint16_t h;
-        memcpy(&h, g->bytes + 2 * (at + (size_t)j), 2);
-        d[j].f = sim_f16_to_f32(h);
+        uint32_t b = get_bits(g->bytes, eb, at + (size_t)j);
+        if (g->v->dt == DT_F16) d[j].f = sim_f16_to_f32((uint16_t)b);   /* the common narrow case, direct */
+        else d[j] = sim_dec(g->v->dt, b);
       }
     memset(&t->def[i * t->C], 1, (size_t)t->vc);
     if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, t->vc, false, NULL, c->loc);
@@ -460,8 +473,11 @@ static void ev_K_STORE(Sim *s, const Stmt *st, const Call *c) {
             g->v->name);
     uint16_t h[IR_MAXDIM];                      /* the row as GM bytes */
     const void *val = &t->d[i * t->C];
-    if (ir_dtype_bytes(g->v->dt) == 2) {
-      for (int j = 0; j < vc; j++) h[j] = sim_f32_to_f16(t->d[i * t->C + j].f);
+    if (ir_dtype_bytes(g->v->dt) < 4) {
+      if (g->v->dt == DT_F16)
+        for (int j = 0; j < vc; j++) h[j] = sim_f32_to_f16(t->d[i * t->C + j].f);
+      else
+        for (int j = 0; j < vc; j++) put_bits((unsigned char *)h, ir_dtype_bytes(g->v->dt), (size_t)j, sim_enc(g->v->dt, t->d[i * t->C + j]));
       val = h;
     }
     if (s->mc) sim_gm_access_row(s, g, (int)r0 + i, (int)c0, vc, true, val, c->loc);
@@ -583,7 +599,7 @@ static void ev_K_FULL(Sim *s, const Stmt *st, const Call *c) {
   Tile *t = fresh(s, st->dst);
   double v = P(c, 1)->num;
   Elem e;
-  if (t->dt == DT_I32) e.i = (int32_t)v;
+  if (ir_dtype_int(t->dt)) e.i = (int32_t)v;
   else e.f = rnd(t->dt, (float)v);
   size_t n = (size_t)t->R * t->C;
   steps(s, c, n);
@@ -615,7 +631,7 @@ static void ev_K_BINS(Sim *s, const Stmt *st, const Call *c) {
   Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
   double v = P(c, 1)->num;
   Elem e;
-  if (t->dt == DT_I32) e.i = (int32_t)v;
+  if (ir_dtype_int(t->dt)) e.i = (int32_t)v;
   else e.f = (float)v;
   t->vr = a->vr;
   t->vc = a->vc;
@@ -676,14 +692,15 @@ static void ev_K_CAST(Sim *s, const Stmt *st, const Call *c) {
 static Elem fold(Op op, Dtype dt, const Elem *x, const uint8_t *def, int n, int stride, uint8_t *d) {
   Elem acc = x[0];
   *d = def[0];
-  bool sum = op == OP_row_sum || op == OP_col_sum, mx = op == OP_row_max || op == OP_col_max;
+  bool sum = op == OP_row_sum || op == OP_col_sum, mx = op == OP_row_max || op == OP_col_max, in = ir_dtype_int(dt);
   for (int k = 1; k < n; k++) {
     Elem e = x[k * stride];
     *d &= def[k * stride];
-    if (dt == DT_I32) acc.i = sum ? (int32_t)((uint32_t)acc.i + (uint32_t)e.i) : mx ? (acc.i > e.i ? acc.i : e.i) : (acc.i < e.i ? acc.i : e.i);
+    if (in) acc.i = sum ? (int32_t)((uint32_t)acc.i + (uint32_t)e.i) : mx ? (acc.i > e.i ? acc.i : e.i) : (acc.i < e.i ? acc.i : e.i);
     else acc.f = sum ? acc.f + e.f : mx ? fmaxnan(acc.f, e.f) : fminnan(acc.f, e.f);
   }
-  if (dt != DT_I32) acc.f = rnd(dt, acc.f);
+  if (in) acc.i = wrap(dt, (uint32_t)acc.i);   /* a narrow sum wraps once, as step by step */
+  else acc.f = rnd(dt, acc.f);
   return acc;
 }
 
@@ -1107,10 +1124,8 @@ void sim_print_outputs(FILE *f, Sim *s, bool dump) {
       for (int c = 0; c < g->cols; c++) {
         uint32_t bits = sim_gm_bits(g, r, c);
         Elem e = sim_gm_get(g, r, c);
-        bool canary = bits == (v->dt == DT_F16 ? (uint32_t)SIM_CANARY_F16
-                               : v->dt == DT_F32 ? (uint32_t)SIM_CANARY_F32 : (uint32_t)SIM_CANARY_I32);
-        if (canary) fputs(" canary", f);
-        else if (v->dt == DT_I32) fprintf(f, " %d", e.i);
+        if (bits == sim_canary(v->dt)) fputs(" canary", f);
+        else if (ir_dtype_int(v->dt)) fprintf(f, " %d", e.i);
         else fprintf(f, " %.9g", e.f);
       }
       fputc('\n', f);

@@ -6,24 +6,34 @@
 
 #include "../compiler/ptoc.h"
 
-/* ---- f16.c: IEEE binary16 storage ------------------------------------------ */
+/* ---- f16.c: element storage (IEEE binary16, bfloat16, narrow integers) ------ */
 
-uint16_t sim_f32_to_f16(float f);               /* round to nearest, ties to even */
-float sim_f16_to_f32(uint16_t h);               /* exact */
-float sim_round_f16(float f);                   /* f rounded to the nearest f16 value */
-
-/* ---- interp.c: the golden run ------------------------------------------------ */
+/* A tile element: floats widened to f32, integers sign-extended to i32. */
+typedef union {
+  float f;
+  int32_t i;
+} Elem;
 
 enum {
   SIM_CANARY_F32 = 0x7FC0DEAD,                  /* quiet NaN, marked payload */
   SIM_CANARY_F16 = 0x7EAD,
   SIM_CANARY_I32 = 0x7EADBEEF,
+  SIM_CANARY_BF16 = 0x7FED,                     /* quiet NaN, marked payload */
+  SIM_CANARY_I8 = 0x7E,
+  SIM_CANARY_I16 = 0x7EAD,
 };
 
-typedef union {
-  float f;
-  int32_t i;
-} Elem;
+uint16_t sim_f32_to_f16(float f);               /* round to nearest, ties to even */
+float sim_f16_to_f32(uint16_t h);               /* exact */
+float sim_round_f16(float f);                   /* f rounded to the nearest f16 value */
+uint16_t sim_f32_to_bf16(float f);              /* round to nearest, ties to even */
+float sim_bf16_to_f32(uint16_t h);              /* exact */
+float sim_round_bf16(float f);                  /* f rounded to the nearest bf16 value */
+uint32_t sim_enc(Dtype dt, Elem e);             /* the storage bits of an element (low bytes) */
+Elem sim_dec(Dtype dt, uint32_t bits);          /* and back: widened, exact */
+uint32_t sim_canary(Dtype dt);                  /* the output canary's bits */
+
+/* ---- interp.c: the golden run ------------------------------------------------ */
 
 /* A tile value: physical shape, valid shape, and a defined bit per element. */
 typedef struct {

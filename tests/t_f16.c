@@ -1,8 +1,10 @@
-/* t_f16.c — unit tests of the IEEE binary16 conversions in sim/f16.c:
+/* t_f16.c — unit tests of the element storage in sim/f16.c:
  * sim_f32_to_f16 (round to nearest, ties to even, overflow to infinity,
- * subnormals kept, NaN stays NaN), sim_f16_to_f32 (exact) and sim_round_f16.
- * Every expected value is written down by hand from the binary16 format:
- * 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits. */
+ * subnormals kept, NaN stays NaN), sim_f16_to_f32 (exact) and sim_round_f16;
+ * the same for bfloat16 (f16-2.*) and the narrow integers' packing (f16-3.*).
+ * Every expected value is written down by hand from the formats: binary16 has
+ * 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits; bfloat16 is the top
+ * half of an f32 (8 exponent bits, 7 mantissa bits). */
 #include "sim.h"
 #include "tap.h"
 
@@ -31,6 +33,50 @@ static void to16(Tap *t, const char *id, const char *what, float f, uint16_t wan
 static void to32(Tap *t, const char *id, const char *what, uint16_t h, uint32_t want) {
   uint32_t got = bits(sim_f16_to_f32(h));
   if (!tap_ok(t, got == want, id, "%s", what)) tap_diag("f16 0x%04x -> f32 0x%08x, expected 0x%08x", h, got, want);
+}
+
+/* f32 bits -> bf16 gives the pattern `want`. */
+static void tobf(Tap *t, const char *id, const char *what, uint32_t f, uint16_t want) {
+  uint16_t got = sim_f32_to_bf16(from_bits(f));
+  if (!tap_ok(t, got == want, id, "%s", what)) tap_diag("f32 0x%08x -> 0x%04x, expected 0x%04x", f, got, want);
+}
+
+static void bf16_cases(Tap *t) {
+  tobf(t, "f16-2.1", "1.0 is 0x3f80", 0x3f800000u, 0x3f80);
+  tobf(t, "f16-2.2", "1 + 2^-8 is a tie between 0x3f80 and 0x3f81: down to even", 0x3f808000u, 0x3f80);
+  tobf(t, "f16-2.3", "1 + 3*2^-8 is a tie between 0x3f81 and 0x3f82: up to even", 0x3f818000u, 0x3f82);
+  tobf(t, "f16-2.4", "just above the tie rounds up", 0x3f808001u, 0x3f81);
+  tobf(t, "f16-2.5", "just below the tie rounds down", 0x3f807fffu, 0x3f80);
+  tobf(t, "f16-2.6", "0.1f rounds to 0x3dcd", 0x3dcccccdu, 0x3dcd);
+  tobf(t, "f16-2.7", "the largest finite f32 rounds up to +inf", 0x7f7fffffu, 0x7f80);
+  tobf(t, "f16-2.8", "the largest finite bf16 below the midpoint stays 0x7f7f", 0x7f7f7fffu, 0x7f7f);
+  tobf(t, "f16-2.9", "-inf stays -inf", 0xff800000u, 0xff80);
+  tobf(t, "f16-2.10", "a quiet NaN stays a quiet NaN 0x7fc0", 0x7fc00000u, 0x7fc0);
+  tobf(t, "f16-2.11", "a signalling NaN whose payload is all below bf16 stays NaN (quiet) 0x7fc0", 0x7f800001u, 0x7fc0);
+  tobf(t, "f16-2.12", "a negative NaN keeps its sign and payload top bits", 0xffa00000u, 0xffe0);
+  tobf(t, "f16-2.13", "the smallest f32 subnormal rounds to +0", 0x00000001u, 0x0000);
+  tobf(t, "f16-2.14", "-0 stays -0", 0x80000000u, 0x8000);
+  tobf(t, "f16-2.15", "a subnormal tie rounds to even", 0x00018000u, 0x0002);
+  tap_ok(t, bits(sim_bf16_to_f32(0x4049)) == 0x40490000u, "f16-2.16", "0x4049 widens to 3.140625 exactly");
+  tap_ok(t, bits(sim_round_bf16(3.14159265f)) == 0x40490000u, "f16-2.17", "round_bf16(pi) = 3.140625");
+  int bad = -1;
+  for (uint32_t h = 0; h < 0x10000u; h++) {     /* every pattern round-trips; NaNs stay NaNs of their sign */
+    uint16_t x = (uint16_t)h, y = sim_f32_to_bf16(sim_bf16_to_f32(x));
+    bool nan = (x & 0x7f80u) == 0x7f80u && (x & 0x7fu);
+    if (nan ? !((y & 0x7f80u) == 0x7f80u && (y & 0x7fu) && (y & 0x8000u) == (x & 0x8000u)) : y != x) bad = (int)h;
+  }
+  if (!tap_ok(t, bad < 0, "f16-2.18", "every bf16 pattern round-trips bf16 -> f32 -> bf16")) tap_diag("e.g. 0x%04x", bad);
+}
+
+/* sim_enc / sim_dec: the narrow integers keep their low bits and sign-extend. */
+static void int_cases(Tap *t) {
+  tap_ok(t, sim_enc(DT_I8, (Elem){.i = -1}) == 0xffu, "f16-3.1", "i8 -1 packs to 0xff");
+  tap_ok(t, sim_dec(DT_I8, 0x80u).i == -128, "f16-3.2", "i8 0x80 unpacks to -128");
+  tap_ok(t, sim_enc(DT_I16, (Elem){.i = -2}) == 0xfffeu, "f16-3.3", "i16 -2 packs to 0xfffe");
+  tap_ok(t, sim_dec(DT_I16, 0x7fffu).i == 32767, "f16-3.4", "i16 0x7fff unpacks to 32767");
+  tap_ok(t, sim_dec(DT_BF16, sim_canary(DT_BF16)).f != sim_dec(DT_BF16, sim_canary(DT_BF16)).f, "f16-3.5",
+         "the bf16 canary is a NaN");
+  tap_ok(t, sim_enc(DT_BF16, (Elem){.f = 1.5f}) == 0x3fc0u, "f16-3.6", "bf16 1.5 packs to 0x3fc0");
 }
 
 int main(void) {
@@ -119,5 +165,7 @@ int main(void) {
     if (!tap_ok(&t, wbad < 0, "f16-1.45", "every finite f16 pattern widens to its exact value (sign of zero kept)"))
       tap_diag("e.g. 0x%04x", wbad);
   }
+  bf16_cases(&t);
+  int_cases(&t);
   return tap_done(&t);
 }

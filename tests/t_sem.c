@@ -899,6 +899,95 @@ static const Case cases[] = {
          b = load(A, [0, j], [1, 2]); mx = max(mx, row_max(b)); mn = min(mn, row_min(b)); }
        store(O, [0, 0], mx); store(O, [0, 1], mn); }),
    "O", "12 -20"},
+  /* ---- bf16, i8, i16 (language.md 11.1) ------------------------------------------------- */
+  {"sem-13.1", "bf16 adds rounds to nearest, ties to even (1 + 2^-8 down, 1 + 3*2^-8 up, 2 + 2^-8 down)",
+   K(kernel k(A: bf16[1,3] in = [1, 1.0078125, 2], O: bf16[1,3] out) {
+       store(O, [0, 0], adds(load(A, [0, 0], [1, 3]), 0.00390625)); }),
+   "O", "0x3f80 0x3f82 0x4000"},
+  {"sem-13.2", "bf16 overflows to inf and keeps NaN",
+   K(kernel k(A: bf16[1,1] in = [3e38], O: bf16[1,2] out) {
+       store(O, [0, 0], muls(load(A, [0, 0], [1, 1]), 2));
+       store(O, [0, 1], abs(sqrt(full([1, 1], -1, bf16)))); }),
+   "O", "0x7f80 0x7fc0"},
+  {"sem-13.3", "i8 add, muls, neg and abs wrap modulo 2^8",
+   K(kernel k(A: i8[1,4] in = [100, 127, -128, -128], O: i8[1,4] out) {
+       store(O, [0, 0], adds(load(A, [0, 0], [1, 1]), 100)); store(O, [0, 1], muls(load(A, [0, 1], [1, 1]), 2));
+       store(O, [0, 2], neg(load(A, [0, 2], [1, 1]))); store(O, [0, 3], abs(load(A, [0, 3], [1, 1]))); }),
+   "O", "-56 -2 -128 -128"},
+  {"sem-13.4", "i16 mul wraps modulo 2^16",
+   K(kernel k(A: i16[1,2] in = [300, -32768], O: i16[1,2] out) {
+       a = load(A, [0, 0], [1, 2]); store(O, [0, 0], mul(a, a)); }),
+   "O", "24464 0"},
+  {"sem-13.5", "an i8 row_sum wraps (100 + 100 + 100 = 44)",
+   K(kernel k(A: i8[1,3] in = [100, 100, 100], O: i8[1,1] out) {
+       store(O, [0, 0], row_sum(load(A, [0, 0], [1, 3]))); }),
+   "O", "44"},
+  {"sem-13.6", "cast f32 -> i8 truncates and saturates, NaN gives 0",
+   K(kernel k(A: f32[1,5] in = [300, -300, -2.7, 127.9, 0.5], O: i8[1,6] out) {
+       store(O, [0, 0], cast(load(A, [0, 0], [1, 5]), i8));
+       store(O, [0, 5], cast(sqrt(full([1, 1], -1, f32)), i8)); }),
+   "O", "127 -128 -2 127 0 0"},
+  {"sem-13.7", "cast f32 -> i16 saturates at the i16 range",
+   K(kernel k(A: f32[1,3] in = [40000, -40000, 1.5], O: i16[1,3] out) {
+       store(O, [0, 0], cast(load(A, [0, 0], [1, 3]), i16)); }),
+   "O", "32767 -32768 1"},
+  {"sem-13.8", "integer narrowing casts wrap (i32 -> i8, i32 -> i16)",
+   K(kernel k(A: i32[1,3] in = [300, -129, 65535], O: i8[1,3] out, P: i16[1,3] out) {
+       a = load(A, [0, 0], [1, 3]); store(O, [0, 0], cast(a, i8)); store(P, [0, 0], cast(a, i16)); }),
+   "O", "44 127 -1"},
+  {"sem-13.9", "integer narrowing to i16 keeps the low 16 bits",
+   K(kernel k(A: i32[1,3] in = [300, -129, 65535], P: i16[1,3] out) {
+       store(P, [0, 0], cast(load(A, [0, 0], [1, 3]), i16)); }),
+   "P", "300 -129 -1"},
+  {"sem-13.10", "cast i8 -> i32 sign-extends",
+   K(kernel k(B: i8[1,2] in = [-1, -128], Q: i32[1,2] out) { store(Q, [0, 0], cast(load(B, [0, 0], [1, 2]), i32)); }),
+   "Q", "-1 -128"},
+  {"sem-13.11", "cast i32 -> bf16 rounds to nearest even (257 -> 256, 259 -> 260)",
+   K(kernel k(A: i32[1,3] in = [257, 259, -7], O: bf16[1,3] out) { store(O, [0, 0], cast(load(A, [0, 0], [1, 3]), bf16)); }),
+   "O", "0x4380 0x4382 0xc0e0"},
+  {"sem-13.12", "cast f16 65504 -> bf16 rounds up to 65536, which overflows f16",
+   K(kernel k(A: f16[1,1] in = [65504], O: bf16[1,1] out, P: f16[1,1] out) {
+       b = cast(load(A, [0, 0], [1, 1]), bf16); store(O, [0, 0], b); store(P, [0, 0], cast(b, f16)); }),
+   "P", "0x7c00"},
+  {"sem-13.13", "cast f32 -> bf16 rounds once (0.1 -> 0x3dcd)",
+   K(kernel k(A: f32[1,1] in = [0.1], O: bf16[1,1] out) { store(O, [0, 0], cast(load(A, [0, 0], [1, 1]), bf16)); }),
+   "O", "0x3dcd"},
+  {"sem-13.14", "i8 x i8 matmul accumulates in i32 (no i8 wrap)",
+   K(kernel k(A: i8[1,2] in = [127, -128], B: i8[2,1] in = [127, -128], O: i32[1,1] out) {
+       store(O, [0, 0], matmul(load(A, [0, 0], [1, 2], space=mat), load(B, [0, 0], [2, 1], space=mat))); }),
+   "O", "32513"},
+  {"sem-13.15", "bf16 x bf16 matmul accumulates in f32 (exact products)",
+   K(kernel k(A: bf16[1,2] in = [1.0078125, 1], B: bf16[2,1] in = [1.0078125, 1], O: f32[1,1] out) {
+       store(O, [0, 0], matmul(load(A, [0, 0], [1, 2], space=mat), load(B, [0, 0], [2, 1], space=mat))); }),
+   "O", "2.01568603515625"},
+  {"sem-13.16", "a bf16 row_sum accumulates in f32 and rounds once",
+   K(kernel k(A: bf16[1,3] in = [1, 0.00390625, 0.00390625], O: bf16[1,1] out) {
+       store(O, [0, 0], row_sum(load(A, [0, 0], [1, 3]))); }),
+   "O", "0x3f81"},
+  {"sem-13.17", "an i8 tile of 40 columns (padded to 64 bytes) loads and stores",
+   K(kernel k(O: i8[2,40] out) { store(O, [0, 0], adds(full([2, 40], -3, i8), 1)); }),
+   "O", "-2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 "
+   "-2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2 -2"},
+  {"sem-13.18", "an i8 output starts as canaries (0x7e)",
+   K(kernel k(O: i8[1,2] out) { store(O, [0, 0], full([1, 1], 5, i8)); }),
+   "O", "5 c"},
+  {"sem-13.19", "full of an out-of-range i8 value is E-TYPE",
+   K(kernel k(O: i8[1,1] out) { store(O, [0, 0], full([1, 1], 200, i8)); }), "O", "E-TYPE"},
+  {"sem-13.20", "adds of an out-of-range i16 scalar is E-TYPE",
+   K(kernel k(O: i16[1,1] out) { store(O, [0, 0], adds(full([1, 1], 1, i16), 40000)); }), "O", "E-TYPE"},
+  {"sem-13.21", "matmul of i16 operands is E-TYPE",
+   K(kernel k(A: i16[2,2] in, O: i32[2,2] out) {
+       a = load(A, [0, 0], [2, 2], space=mat); store(O, [0, 0], matmul(a, a)); }), "O", "E-TYPE"},
+  {"sem-13.22", "exp of i8 is E-TYPE",
+   K(kernel k(A: i8[1,1] in, O: i8[1,1] out) { store(O, [0, 0], exp(load(A, [0, 0], [1, 1]))); }), "O", "E-TYPE"},
+  {"sem-13.23", "an i8 initialiser value of 128 is E-INIT",
+   K(kernel k(A: i8[1,1] in = [128], O: i8[1,1] out) { store(O, [0, 0], load(A, [0, 0], [1, 1])); }), "O", "E-INIT"},
+  {"sem-13.24", "add of bf16 and f16 is E-TYPE",
+   K(kernel k(O: f16[1,1] out) { store(O, [0, 0], add(full([1, 1], 1, bf16), full([1, 1], 1, f16))); }), "O", "E-TYPE"},
+  {"sem-13.25", "divs of i16 is E-TYPE",
+   K(kernel k(O: i16[1,1] out) { store(O, [0, 0], divs(full([1, 1], 4, i16), 2)); }), "O", "E-TYPE"},
+  {"sem-13.26", "a bf16 result stored to an f32 tensor is E-TYPE",
+   K(kernel k(O: f32[1,1] out) { store(O, [0, 0], full([1, 1], 1, bf16)); }), "O", "E-TYPE"},
 };
 
 /* Compare a tensor against an expectation string. */
@@ -916,16 +1005,14 @@ static bool check(Sim *s, const Kernel *k, const char *out, const char *expect, 
       uint32_t bits = sim_gm_bits(g, r, c), want;
       char *e;
       if (*p == 'c' && (p[1] == ' ' || !p[1])) {
-        want = v->dt == DT_F16 ? SIM_CANARY_F16 : v->dt == DT_F32 ? (uint32_t)SIM_CANARY_F32 : (uint32_t)SIM_CANARY_I32;
+        want = sim_canary(v->dt);
         e = (char *)p + 1;
       } else if (!strncmp(p, "0x", 2)) {
         want = (uint32_t)strtoul(p, &e, 16);
-      } else if (v->dt == DT_I32) {
-        want = (uint32_t)(int32_t)strtol(p, &e, 10);
+      } else if (ir_dtype_int(v->dt)) {
+        want = sim_enc(v->dt, (Elem){.i = (int32_t)strtol(p, &e, 10)});
       } else {
-        float f = strtof(p, &e);
-        if (v->dt == DT_F16) want = sim_f32_to_f16(f);
-        else memcpy(&want, &f, 4);
+        want = sim_enc(v->dt, (Elem){.f = strtof(p, &e)});
       }
       if (bits != want)
         return snprintf(why, n, "[%d,%d] is 0x%x, expected 0x%x (%.*s)", r, c, bits, want, (int)(e - p), p), false;
