@@ -1660,7 +1660,7 @@ static void lane_step(Gen *g, Val *x) {
   static const int opf[] = {FZ_OP_adds, FZ_OP_subs, FZ_OP_maxs, FZ_OP_mins};
   static const double cs[] = {0.5, 1, 2, 0.25, -1};
   int op = opf[below(g, 4)];
-  *x = reassign(g, *x, v_bins(g, op, *x, x->dt == FZ_I32 ? (double)rng(g, -3, 3) : cs[below(g, 5)]));
+  *x = reassign(g, *x, v_bins(g, op, *x, isint(x->dt) ? (double)rng(g, -3, 3) : cs[below(g, 5)]));
 }
 
 /* Control flow the lanes decide (DESIGN 14.11): `if lane REL c { x = .. }
