@@ -120,21 +120,13 @@ static void linearize(Sim *s, Prog *p, const Body *b, bool replay) {
     case S_SPLIT:
       linearize(s, p, &st->body, replay);
       break;
-    case S_IF: {
-      int f = emit(s, p, I_IF, st, replay);
+    case S_IF:                                  /* I_IF / I_COND: on lane 1 / false to the other body */
+    case S_COND: {
+      int f = emit(s, p, st->k == S_IF ? I_IF : I_COND, st, replay);
       linearize(s, p, &st->body, replay);
       int g = emit(s, p, I_GOTO, st, replay);
       p->v[f].a = p->n;
-      linearize(s, p, &st->other, true);
-      p->v[g].a = p->n;
-      break;
-    }
-    case S_COND: {                              /* I_COND: on false to the else body */
-      int f = emit(s, p, I_COND, st, replay);
-      linearize(s, p, &st->body, replay);
-      int g = emit(s, p, I_GOTO, st, replay);
-      p->v[f].a = p->n;
-      linearize(s, p, &st->other, replay);
+      linearize(s, p, &st->other, replay || st->k == S_IF);   /* the replay branch */
       p->v[g].a = p->n;
       break;
     }
