@@ -420,7 +420,7 @@ static Type check_call(T *t, Call *c) {
     bool front = !t->c->pass || !strcmp(t->c->pass, "parse");
     if (!empty && (a.vr != a.R || a.vc != a.C) && (front || (a.vr >= 0 && a.vc >= 0)))
       held(t, c->loc, E_RESHAPE, "reshape of a [%d,%d] tile whose valid shape is %s, not all of it: the row-major "
-           "order of a partial tile is no rectangle (set_validshape or slice it first)", a.R, a.C,
+           "order of a partial tile is no rectangle (slice its valid part first)", a.R, a.C,
            a.vr < 0 || a.vc < 0 ? "known only at run time" : ir_fmt(t->c->A, "[%d,%d]", a.vr, a.vc));
     break;
   }

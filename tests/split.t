@@ -7,6 +7,7 @@
 #   # print: PASS                with `# has:` lines, the output of --print-after=PASS ...
 #   # has: REGEX                 ... matches each REGEX (grep -E)
 #   # diff: clean                `ptofuzz diff` gives verdict=clean
+#   # diff-ok: MODE...           ... and each MODE variant ran and matched the reference (outcome=ok)
 # Ids: split-NAME-N.
 cd "$(dirname "$0")/.." || exit 1
 B=${PTO_BUILD:-build}/bin
@@ -59,6 +60,10 @@ for f in tests/split/*.ptk; do
     "$B/ptofuzz" diff "$f" > "$T/d" 2>&1
     tail -n 1 "$T/d" | grep -qx 'verdict=clean' && ! grep '^variant=' "$T/d" | grep -qv 'outcome=ok\|outcome=unsupported'
     chk $? "ptofuzz diff: verdict=clean, every variant ok or unsupported"
+    for m in $(hdr diff-ok "$f"); do
+      ! grep "^variant=$m " "$T/d" | grep -qv 'outcome=ok' && grep -q "^variant=$m .*outcome=ok" "$T/d"
+      chk $? "ptofuzz diff: the $m variant is bit-exact with the reference"
+    done
   fi
 done
 [ "$n" -ge 40 ]
