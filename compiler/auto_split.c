@@ -22,7 +22,12 @@
  * - store: HALF at global coordinates (offset += lane*S), REPL and OWN in
  *   both lanes (REPL: the same bytes, 14.5; OWN: the other lane's copy is
  *   empty);
- * - a reduction over the split axis: unsupported E-SPLIT-REDUCE.
+ * - a reduction over the split axis: unsupported E-SPLIT-REDUCE;
+ * - transpose moves a HALF tile's axis (each lane transposes its part);
+ *   reshape moves it when a lane's part is a row-major run that is the
+ *   lane's band of the result (else E-SPLIT-RESHAPE); the ops above use the
+ *   tile's own axis, and tiles halved on different axes, or a moved tile
+ *   crossing to the cube, are E-SPLIT-AXIS.
  * The injected defects of this pass (docs/defects.md) are IR_BUG
  * tests at the rule each one breaks. */
 #include "ptoc.h"
