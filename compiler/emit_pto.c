@@ -476,12 +476,15 @@ static void op_stmt(E *e, const Stmt *s) {
   }
   case K_TRANS: {
     const Var *t = avar(c, 0);
-    if (ir_layout(t->sp, t->R, t->C) == LAY_COL || ir_layout(d->sp, d->R, d->C) == LAY_COL) {
-      /* [R, 1] <-> [1, R] keeps the order of the elements: a reshape (PTOAS's
-       * a2a3 ttrans takes a row-major source only) */
+    bool whole = (t->svr == t->R && t->svc == t->C) || !d->svr || !d->svc;
+    if (whole && (ir_layout(t->sp, t->R, t->C) == LAY_COL || ir_layout(d->sp, d->R, d->C) == LAY_COL)) {
+      /* [R, 1] <-> [1, R] keeps the order of the elements: a reshape */
       reshape_into(e, loc, c->op, d, t);
       return;
     }
+    if (ir_layout(t->sp, t->R, t->C) == LAY_COL)
+      unsupported(e, loc, c->op, "a transpose of a partly valid [R, 1] column: PTOAS's a2a3 ttrans takes a row-major "
+                  "source, and treshape wants a full tile");
     const char *tr, *tc;
     valid(e, t, &tr, &tc);
     setvalid(e, d, tc, tr);
