@@ -485,15 +485,20 @@ static void op_stmt(E *e, const Stmt *s) {
     if (ir_layout(t->sp, t->R, t->C) == LAY_COL)
       unsupported(e, loc, c->op, "a transpose of a partly valid [R, 1] column: PTOAS's a2a3 ttrans takes a row-major "
                   "source, and treshape wants a full tile");
-    const char *tr, *tc;
+    const char *tr, *tc, *src = val(e, t);
     valid(e, t, &tr, &tc);
+    if (e->buf[d->id] && !strcmp(src, e->buf[d->id])) {   /* in place (x = transpose(x)): copy the source first */
+      src = fresh(e, t->name);
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", src, tr, tc, vty(e, t));
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, t), vty(e, t), src, vty(e, t));
+    }
     setvalid(e, d, tc, tr);
     /* pto-isa's a2a3 TTRANS stages the result in tmp, rows padded to its
      * 32-byte blocks, columns to its 16-row (8-bit: 32-row) transpose tiles */
     int eb = ir_dtype_bytes(d->dt), bl = 32 / eb, yt = eb == 1 ? 32 : 16;
     const char *sty = tty(e, d->sp, d->dt, (d->R + bl - 1) / bl * bl, (d->C + yt - 1) / yt * yt),
                *tmp = scratch(e, sty);
-    line(e, "pto.ttrans ins(%s, %s : %s, %s) outs(%s : %s)", val(e, t), tmp, vty(e, t), sty, val(e, d), vty(e, d));
+    line(e, "pto.ttrans ins(%s, %s : %s, %s) outs(%s : %s)", src, tmp, vty(e, t), sty, val(e, d), vty(e, d));
     return;
   }
   case K_RESHAPE:

@@ -414,10 +414,11 @@ static Type check_call(T *t, Call *c) {
     bool empty = !a.vr || !a.vc;
     r.vr = empty ? 0 : r.R;
     r.vc = empty ? 0 : r.C;
-    /* The source must be statically full; after the passes a run-time valid
-     * shape is what the front end proved full (a popped entry's). The static
-     * valid shape is final in the last round only. */
-    bool front = !t->c->pass || !strcmp(t->c->pass, "parse");
+    /* The source must be statically full; after the passes (or in a lowered
+     * program read back) a run-time valid shape is what the front end proved
+     * full (a popped entry's, a buffer shared by lane 0 and the replay). The
+     * static valid shape is final in the last round only. */
+    bool front = (!t->c->pass || !strcmp(t->c->pass, "parse")) && !t->k->lowered;
     if (!empty && (a.vr != a.R || a.vc != a.C) && (front || (a.vr >= 0 && a.vc >= 0)))
       held(t, c->loc, E_RESHAPE, "reshape of a [%d,%d] tile whose valid shape is %s, not all of it: the row-major "
            "order of a partial tile is no rectangle (slice its valid part first)", a.R, a.C,
