@@ -22,7 +22,12 @@
  * - store: HALF at global coordinates (offset += lane*S), REPL and OWN in
  *   both lanes (REPL: the same bytes, 14.5; OWN: the other lane's copy is
  *   empty);
- * - a reduction over the split axis: unsupported E-SPLIT-REDUCE.
+ * - a reduction over the split axis: unsupported E-SPLIT-REDUCE;
+ * - transpose moves a HALF tile's axis (each lane transposes its part);
+ *   reshape moves it when a lane's part is a row-major run that is the
+ *   lane's band of the result (else E-SPLIT-RESHAPE); the ops above use the
+ *   tile's own axis, and tiles halved on different axes, or a moved tile
+ *   crossing to the cube, are E-SPLIT-AXIS.
  * The injected defects of this pass (docs/defects.md) are IR_BUG
  * tests at the rule each one breaks. */
 #include "ptoc.h"
@@ -39,7 +44,8 @@ typedef struct {
   int ax;
   Var *lane;
   uint8_t *cls;                                 /* by var id (tiles only) */
-  int *E;                                       /* global extent on the axis of a HALF tile */
+  uint8_t *hx;                                  /* by var id: the axis a HALF tile is halved on (OWN: cut on) */
+  int *E;                                       /* global extent on that axis of a HALF tile */
   int T[IR_MAXDIM + 1];                         /* by box extent: a rebalanced lane stride, 0 none */
   Body *out;
 } AS;
@@ -107,7 +113,7 @@ static void covered(AS *a, const Stmt *st, int E, Aff V, int T) {
 
 /* Set the split-axis component of the call's valid= bound (adding the keyword,
  * with the other component at its full extent, when it is absent). */
-static void set_valid(AS *a, Call *c, int R, int C, Aff axis) {
+static void set_valid_on(AS *a, Call *c, int R, int C, int ax, Aff axis) {
   Arg *v = ir_kwarg(c, KW_VALID);
   if (!v) {
     v = ir_kwarg_add(a->c, c, KW_VALID);
@@ -115,8 +121,9 @@ static void set_valid(AS *a, Call *c, int R, int C, Aff axis) {
     v->ix[0] = cst(R);
     v->ix[1] = cst(C);
   }
-  v->ix[a->ax] = axis;
+  v->ix[ax] = axis;
 }
+static void set_valid(AS *a, Call *c, int R, int C, Aff axis) { set_valid_on(a, c, R, C, a->ax, axis); }
 
 /* DESIGN 14.6: a C2V transfer pins the extent it does not place per lane.
  * Under left_right the valid columns must be the box's; under up_down, lanes
@@ -175,39 +182,92 @@ static void rebalance(AS *a, const Body *b) {
 }
 #define SOF(a, v) half((a), (a)->E[(v)->id])
 
-/* Record the class (and global extent E) of an assignment's destination; a
- * variable keeps one class. */
-static void define(AS *a, Stmt *st, int cl, int E) {
+/* Record the class (and global extent E on the axis hx it is halved on) of an
+ * assignment's destination; a variable keeps one class and one axis. */
+static void define_on(AS *a, Stmt *st, int cl, int E, int hx) {
   Var *v = st->dst;
   if (!v || v->kind != VK_TILE) return;
   if (a->cls[v->id] == CL_NONE) {
     a->cls[v->id] = (uint8_t)cl;
     a->E[v->id] = E;
-    if (cl == CL_HALF) set_ext(v, a->ax, half(a, E));
+    a->hx[v->id] = (uint8_t)hx;
+    if (cl == CL_HALF) set_ext(v, hx, half(a, E));
     return;
   }
   if (a->cls[v->id] != cl || (cl == CL_HALF && a->E[v->id] != E))
     UNSUP(st->loc, E_SPLIT_SLICE, "'%s' is %s in one assignment and %s in another under %s", v->name,
           clname[a->cls[v->id]], clname[cl], ir_mode_name(a->m));
+  if (cl == CL_HALF && a->hx[v->id] != hx)
+    UNSUP(st->loc, E_SPLIT_AXIS, "'%s' is halved on its %s in one assignment and on its %s in another", v->name,
+          a->hx[v->id] ? "columns" : "rows", hx ? "columns" : "rows");
 }
+/* The kernel's own axis: loads, constants, gathers and C2V transfers. */
+static void define(AS *a, Stmt *st, int cl, int E) { define_on(a, st, cl, E, a->ax); }
 
 static int cls_of(AS *a, const Arg *x) {
   return x->k == A_VAR && x->var->kind == VK_TILE ? a->cls[x->var->id] : CL_NONE;
 }
 
-/* Combine operand classes of an elementwise or expansion op. */
-static int combine(AS *a, Stmt *st, Call *c, int *E) {
+/* Combine operand classes of an elementwise or expansion op. HALF operands
+ * must be halved on one axis (*hx), and a whole operand must have extent 1
+ * on it (a transposed whole tile is whole on the other axis). */
+static int combine(AS *a, Stmt *st, Call *c, int *E, int *hx) {
   int cl = CL_NONE;
+  *hx = a->ax;
   for (int i = 0; i < c->nargs; i++) {
     int x = cls_of(a, &c->args[i]);
     if (x == CL_NONE) continue;
-    if (x == CL_HALF) *E = a->E[c->args[i].var->id];
+    const Var *v = c->args[i].var;
+    if (x == CL_HALF) {
+      if (cl == CL_HALF && a->hx[v->id] != *hx)
+        UNSUP(st->loc, E_SPLIT_AXIS, "%s combines tiles halved on their rows and on their columns under %s (a "
+              "transpose or reshape moved the split axis of one)", ir_ops[c->op].name, ir_mode_name(a->m));
+      *E = a->E[v->id];
+      *hx = a->hx[v->id];
+    }
     if (cl == CL_NONE || cl == CL_REPL) cl = x;
     else if (x != CL_REPL && (x != cl || x == CL_OWN))
       UNSUP(st->loc, E_SPLIT_SLICE, "%s combines %s and %s tiles under %s", ir_ops[c->op].name, clname[cl], clname[x],
             ir_mode_name(a->m));
   }
+  for (int i = 0; i < c->nargs && cl == CL_HALF; i++) {
+    const Var *w = c->args[i].var;
+    if (cls_of(a, &c->args[i]) == CL_REPL && ext(w, *hx) != 1)
+      UNSUP(st->loc, E_SPLIT_AXIS, "%s combines '%s', whole in both lanes with %d %s, and a tile halved on its %s "
+            "(a transpose or reshape moved the split axis)", ir_ops[c->op].name, w->name, ext(w, *hx),
+            *hx ? "columns" : "rows", *hx ? "columns" : "rows");
+  }
   return cl == CL_NONE ? CL_REPL : cl;
+}
+
+/* reshape(t, [R2, C2]) per lane. A lane's part of a HALF tile is a run of
+ * n = local R x local C elements in row-major order when it is a band of
+ * rows (or of the columns of a one-row tile); the run is lane L's band of the
+ * result when it fills whole rows of it with the result's own stride (rows
+ * of C2: n / C2 = half(R2)) or, for a one-row result, is its column band
+ * (n = half(C2)). Both lanes' parts must be full (the source is: 14.11). A
+ * whole tile reshapes whole. Anything else is refused: E-SPLIT-RESHAPE. */
+static void reshape(AS *a, Stmt *st, Call *c) {
+  const Var *t = c->args[0].var;
+  int cl = a->cls[t->id], hx = a->hx[t->id];
+  if (cl == CL_NONE || cl == CL_REPL) return define(a, st, CL_REPL, 0);
+  Arg *sh = idx_arg(c, 1);
+  const char *why = NULL;
+  int R2 = sh->ix[0].c, C2 = sh->ix[1].c, n = t->R * t->C, S = half(a, a->E[t->id]);
+  int v1 = ir_lane_valid(a->E[t->id], S, 1);
+  if (cl == CL_OWN) why = "the sub-slice lies in one lane";
+  else if (hx == 1 && t->R > 1) why = "a band of columns is no run of the row-major order";
+  else if (v1 != S) why = ir_fmt(a->c->A, "lane 1 holds %d of its %d %s", v1, S, hx ? "columns" : "rows");
+  else if (R2 > 1 && (n % C2 || n / C2 != half(a, R2)))
+    why = ir_fmt(a->c->A, "a lane's %d elements are not its band of %d rows of %d", n, half(a, R2), C2);
+  else if (R2 == 1 && n != half(a, C2))
+    why = ir_fmt(a->c->A, "a lane's %d elements are not its band of %d columns", n, half(a, C2));
+  if (why)
+    UNSUP(st->loc, E_SPLIT_RESHAPE, "reshape of [%d,%d] to [%d,%d] under %s: %s", hx ? t->R : a->E[t->id],
+          hx ? a->E[t->id] : t->C, R2, C2, ir_mode_name(a->m), why);
+  int nx = R2 > 1 ? 0 : 1;
+  sh->ix[nx] = cst(half(a, nx ? C2 : R2));
+  define_on(a, st, CL_HALF, nx ? C2 : R2, nx);
 }
 
 static void vector_stmt(AS *a, Stmt *st, Call *c) {
@@ -294,21 +354,31 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     return define(a, st, CL_HALF, E);
   }
   case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_REXP: case K_CEXP: {
-    int cl = combine(a, st, c, &E);
-    return define(a, st, cl, E);
+    int hx, cl = combine(a, st, c, &E, &hx);
+    return define_on(a, st, cl, E, hx);
   }
-  case K_SETVALID: {                            /* a HALF tile: the extent on the axis is localised */
+  case K_SETVALID: {                            /* a HALF tile: the extent on its axis is localised */
     int cl = cls_of(a, &c->args[0]);
     if (cl != CL_HALF) return define(a, st, cl == CL_NONE ? CL_REPL : cl, 0);
     E = a->E[c->args[0].var->id];
+    ax = a->hx[c->args[0].var->id];
     Arg *x = &c->args[1 + ax];
     x->ix[0] = localise(a, st->loc, x->ix[0], half(a, E));
-    return define(a, st, CL_HALF, E);
+    return define_on(a, st, CL_HALF, E, ax);
   }
+  case K_TRANS: {                               /* each lane transposes its part: the split axis moves */
+    const Var *t = c->args[0].var;
+    int cl = a->cls[t->id];
+    if (cl == CL_NONE) cl = CL_REPL;
+    return define_on(a, st, cl, a->E[t->id], !a->hx[t->id]);
+  }
+  case K_RESHAPE:
+    return reshape(a, st, c);
   case K_RRED:
   case K_CRED: {
     int cl = cls_of(a, &c->args[0]);
     int raxis = ir_ops[c->op].kind == K_RRED ? 1 : 0;   /* the axis reduced over */
+    if (cl == CL_HALF) ax = a->hx[c->args[0].var->id];
     if (cl == CL_HALF && raxis == ax) {
       /* defect reduce-split-axis: only column reductions (up_down) are refused; a
        * row reduction under left_right leaves each lane its partial result */
@@ -317,20 +387,21 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
               ir_ops[c->op].name, ir_mode_name(a->m));
       return define(a, st, CL_REPL, 0);         /* the split axis is reduced away */
     }
-    return define(a, st, cl, cl == CL_HALF ? a->E[c->args[0].var->id] : 0);
+    return define_on(a, st, cl, cl == CL_HALF ? a->E[c->args[0].var->id] : 0, ax);
   }
   case K_SLICE: {
     Var *t = c->args[0].var;
     int cl = a->cls[t->id];
     if (cl != CL_HALF) return define(a, st, cl, 0);
+    ax = a->hx[t->id];
     Arg *o = idx_arg(c, 1), *sh = idx_arg(c, 2);
     int Et = a->E[t->id], St = half(a, Et), h = sh->ix[ax].c;
     Aff r0 = o->ix[ax];
     if (ir_aff_const(&r0) && r0.c == 0 && h == Et) {
       sh->ix[ax] = cst(St);                     /* the whole extent: stays halved */
       Arg *v = ir_kwarg(c, KW_VALID);
-      if (v) set_valid(a, c, sh->ix[0].c, sh->ix[1].c, localise(a, st->loc, v->ix[ax], St));
-      return define(a, st, CL_HALF, Et);
+      if (v) set_valid_on(a, c, sh->ix[0].c, sh->ix[1].c, ax, localise(a, st->loc, v->ix[ax], St));
+      return define_on(a, st, CL_HALF, Et, ax);
     }
     if (h > St || !contained(a, &r0, h, St, 0, r0.c))
       UNSUP(o->loc, E_SPLIT_SLICE, "slice of rows/cols [%d + ..., +%d) crosses the lane boundary at %d under %s",
@@ -347,16 +418,18 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Arg *old = ir_kwarg(c, KW_VALID);
     Aff bound = ir_aff_var(vv, 1);
     if (old) bound = ir_aff_var(scalar(a, st->loc, OP_imin, old->ix[ax], bound, NULL), 1);   /* both bounds hold */
-    set_valid(a, c, sh->ix[0].c, sh->ix[1].c, bound);
-    return define(a, st, CL_OWN, 0);
+    set_valid_on(a, c, sh->ix[0].c, sh->ix[1].c, ax, bound);
+    return define_on(a, st, CL_OWN, 0, ax);
   }
   case K_ASSEMBLE: {
+    const Var *dv = c->args[0].var, *sv = c->args[1].var;
     int cd = cls_of(a, &c->args[0]), cs = cls_of(a, &c->args[1]);
     Arg *o = idx_arg(c, 2);
     if (cd == CL_REPL && cs == CL_REPL) return define(a, st, CL_REPL, 0);
-    if (cd == CL_HALF && cs == CL_HALF && ir_aff_const(&o->ix[ax]) && o->ix[ax].c == 0 &&
-        a->E[c->args[0].var->id] == a->E[c->args[1].var->id])
-      return define(a, st, CL_HALF, a->E[c->args[0].var->id]);
+    ax = cd == CL_HALF ? a->hx[dv->id] : ax;
+    if (cd == CL_HALF && cs == CL_HALF && a->hx[sv->id] == ax && ir_aff_const(&o->ix[ax]) && o->ix[ax].c == 0 &&
+        a->E[dv->id] == a->E[sv->id])
+      return define_on(a, st, CL_HALF, a->E[dv->id], ax);
     UNSUP(st->loc, E_SPLIT_SLICE, "assemble of %s into %s tiles along the split axis of %s", clname[cs], clname[cd],
           ir_mode_name(a->m));
   }
@@ -367,7 +440,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
 
 static void store_stmt(AS *a, Call *c) {
   Var *t = c->args[2].var;
-  int cl = a->cls[t->id];
+  int cl = a->cls[t->id], hx = a->hx[t->id];
   /* defect unsplit-store-both-lanes: whether the tile is whole is read from
    * its lane extent, so a halved tile of one row (column) per lane is stored
    * like a whole one: both lanes, no lane offset */
@@ -376,9 +449,10 @@ static void store_stmt(AS *a, Call *c) {
     Arg *o = idx_arg(c, 1);
     /* defect subblock-outside-zero: the lane index is read outside split_aiv, where it is 0 */
     if (IR_BUG(a->c, subblock_outside_zero)) return;
-    /* defect store-axis-swap: the axes from 0 up to the split axis, so under
-     * left_right the lane offset also lands on the rows */
-    for (int d = IR_BUG(a->c, store_axis_swap) ? 0 : a->ax; d <= a->ax; d++)
+    /* the lane offset lands on the axis the tile is halved on (a transpose or
+     * reshape may have moved it). Defect store-axis-swap: the axes from 0 up
+     * to that axis, so under left_right the lane offset also lands on the rows */
+    for (int d = IR_BUG(a->c, store_axis_swap) ? 0 : hx; d <= hx; d++)
       o->ix[d] = plus_lane(a, o->ix[d], SOF(a, t));
   }
   /* a whole tile is stored from both lanes: the same bytes to the same
@@ -394,7 +468,7 @@ static void body(AS *a, Body *b) {
       body(a, &st->body);
     } else if (st->k == S_OP && st->rhs.k == A_VAR) {
       Var *x = st->rhs.var;
-      if (x->sp == SP_VEC) define(a, st, a->cls[x->id], a->E[x->id]);
+      if (x->sp == SP_VEC) define_on(a, st, a->cls[x->id], a->E[x->id], a->hx[x->id]);
     } else if (st->k == S_OP) {
       Call *c = st->rhs.call;
       const OpInfo *oi = &ir_ops[c->op];
@@ -407,6 +481,10 @@ static void body(AS *a, Body *b) {
         if (cl == CL_REPL)                      /* DESIGN 14.5 */
           UNSUP(st->loc, E_SPLIT_WHOLE, "a whole (extent-1) tile cannot cross vector -> cube under %s: keep it on "
                 "the vector side", ir_mode_name(a->m));
+        if (cl == CL_HALF && a->hx[x->id] != a->ax)
+          UNSUP(st->loc, E_SPLIT_AXIS, "V2C transfer of '%s', halved on its %s after a transpose or reshape: "
+                "aic_gather joins the lanes on the kernel's axis (%s)", x->name, a->ax ? "rows" : "columns",
+                ir_mode_name(a->m));
         if (cl == CL_HALF) {
           int E = ext(st->dst, a->ax);
           if (2 * SOF(a, x) != E)
@@ -444,6 +522,7 @@ void pass_auto_split(Comp *c, Kernel *k) {
   AS a = {.c = c, .k = k, .m = k->split, .ax = MODE_AXIS(k->split)};
   a.cls = ir_alloc(c->A, (size_t)k->nvars + 1);      /* new variables below are scalars */
   a.E = ir_alloc(c->A, ((size_t)k->nvars + 1) * sizeof *a.E);
+  a.hx = ir_alloc(c->A, (size_t)k->nvars + 1);
   const char *ln = "lane";
   for (int i = 0; i < k->nvars && ln; i++)
     if (!strcmp(k->vars[i]->name, ln)) ln = NULL;

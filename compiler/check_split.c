@@ -11,7 +11,9 @@
  * (E-SPLIT-MODE); a store of a half tile whose offset on the split axis is not
  * `lane * half + c` with no lane term on the other axis (E-SPLIT-STORE); two
  * split axes in one split_aiv region unless --allow-mixed-modes
- * (E-SPLIT-MIXED; separate regions may use different axes). A cube op fed a
+ * (E-SPLIT-MIXED; separate regions may use different axes). A transpose
+ * moves a half tile's axis, and so does a reshape of a lane part that is a
+ * row-major run (the store rule then follows the moved axis). A cube op fed a
  * half tile and subblock_idx() outside split_aiv are already rejected by the
  * typechecker (E-LANE, E-SCOPE). */
 #include "ptoc.h"
@@ -19,7 +21,7 @@
 typedef struct {
   Comp *c;
   Kernel *k;
-  int8_t *axis;                                 /* by var id: split axis of a half tile, -1 none */
+  int8_t *axis;                                 /* by var id: split axis of a half tile, -1 none, 2 either */
   int axes;                                     /* bit set of the axes used */
   bool region;                                  /* inside split_aiv */
   Loc first;
@@ -111,7 +113,7 @@ static void body(CS *s, Body *b) {
       Mode m = (Mode)c->args[1].e;
       use_axis(s, c->loc, MODE_AXIS(m));
       int from = c->args[0].k == A_VAR ? s->axis[c->args[0].var->id] : -1;
-      if (from >= 0 && from != MODE_AXIS(m))
+      if (from >= 0 && from != 2 && from != MODE_AXIS(m))
         ir_error(s->c, c->args[1].loc, E_SPLIT_MODE, "aic_gather %s of a value sharded %s", ir_mode_name(m),
                  from ? "left_right" : "up_down");
       break;
@@ -121,6 +123,8 @@ static void body(CS *s, Body *b) {
       int a = s->axis[t->id];
       if (a < 0) break;
       const Aff *o = c->args[1].ix;
+      if (a == 2)                               /* a one-row lane part: a band of rows or of columns */
+        a = lane_coef(s, &o[1]) ? 1 : 0;
       int half = a ? t->C : t->R;
       if (lane_coef(s, &o[a]) != half || lane_coef(s, &o[!a]) != 0)
         ir_error(s->c, c->args[1].loc, E_SPLIT_STORE,
@@ -134,6 +138,19 @@ static void body(CS *s, Body *b) {
         if (c->args[j].k == A_VAR && c->args[j].var->kind == VK_TILE) ax = s->axis[c->args[j].var->id];
       if (ax >= 0 && ir_ops[c->op].kind == (ax ? K_RRED : K_CRED)) ax = -1;   /* reduced away */
       break;
+    case K_TRANS:                               /* each lane transposes its part: the axis moves */
+      ax = s->axis[c->args[0].var->id];
+      if (ax == 0 || ax == 1) ax = !ax;
+      break;
+    case K_RESHAPE: {
+      /* a lane's part that is a row-major run (a band of rows, or of the
+       * columns of one row) becomes a band of the result's rows, or of its
+       * columns when the result has one row; otherwise the axis is kept */
+      const Var *x = c->args[0].var;
+      ax = s->axis[x->id];
+      if (ax == 0 || (ax >= 1 && x->R == 1)) ax = st->dst->R == 1 ? 2 : 0;
+      break;
+    }
     default:
       break;
     }

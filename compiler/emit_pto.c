@@ -380,6 +380,34 @@ static void copy_into(E *e, const Var *d, const Var *src) {
   line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), val(e, d), vty(e, d));
 }
 
+/* Does the row-major order of [R, C]'s elements fill a prefix of its buffer? */
+static bool dense(Space sp, Dtype dt, int R, int C) {
+  int Rp, Cp;
+  pto_shape(sp, dt, R, C, &Rp, &Cp);
+  return R == 1 || C == 1 || Cp == C;
+}
+
+/* d := src with src's elements in row-major order (src full, or empty: then d
+ * is empty). PTOAS's treshape views the same bytes with another shape (the
+ * two buffers must hold as many bytes); the view, valid all through, is
+ * copied into d's buffer. */
+static void reshape_into(E *e, Loc loc, int op, const Var *d, const Var *src) {
+  if (!d->svr || !d->svc) {                     /* empty in, empty out: no data moves */
+    setvalid(e, d, cidx(e, 0), cidx(e, 0));
+    return;
+  }
+  int R, C, R2, C2;
+  pto_shape(src->sp, src->dt, src->R, src->C, &R, &C);
+  pto_shape(d->sp, d->dt, d->R, d->C, &R2, &C2);
+  if (!dense(src->sp, src->dt, src->R, src->C) || !dense(d->sp, d->dt, d->R, d->C) || R * C != R2 * C2)
+    unsupported(e, loc, op, ir_fmt(e->c->A, "[%d,%d] and [%d,%d] are buffers of [%d,%d] and [%d,%d]: treshape keeps "
+                "the bytes, so the row-major order must fill both alike", src->R, src->C, d->R, d->C, R, C, R2, C2));
+  const char *full = view_of(e, vty(e, d), R2, C2, cidx(e, d->R), cidx(e, d->C)), *v = fresh(e, "rs");
+  line(e, "%s = pto.treshape %s : %s -> %s", v, val(e, src), vty(e, src), full);
+  setvalid(e, d, cidx(e, d->R), cidx(e, d->C));
+  line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", v, full, val(e, d), vty(e, d));
+}
+
 static void op_stmt(E *e, const Stmt *s) {
   if (s->rhs.k == A_VAR) {                      /* a copy: the value moves to a new name */
     const Var *src = s->rhs.var, *d = s->dst;
@@ -481,6 +509,36 @@ static void op_stmt(E *e, const Stmt *s) {
     setvalid(e, d, r, cc);
     return;
   }
+  case K_TRANS: {
+    const Var *t = avar(c, 0);
+    bool whole = (t->svr == t->R && t->svc == t->C) || !d->svr || !d->svc;
+    if (whole && (ir_layout(t->sp, t->R, t->C) == LAY_COL || ir_layout(d->sp, d->R, d->C) == LAY_COL)) {
+      /* [R, 1] <-> [1, R] keeps the order of the elements: a reshape */
+      reshape_into(e, loc, c->op, d, t);
+      return;
+    }
+    if (ir_layout(t->sp, t->R, t->C) == LAY_COL)
+      unsupported(e, loc, c->op, "a transpose of a partly valid [R, 1] column: PTOAS's a2a3 ttrans takes a row-major "
+                  "source, and treshape wants a full tile");
+    const char *tr, *tc, *src = val(e, t);
+    valid(e, t, &tr, &tc);
+    if (e->buf[d->id] && !strcmp(src, e->buf[d->id])) {   /* in place (x = transpose(x)): copy the source first */
+      src = fresh(e, t->name);
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", src, tr, tc, vty(e, t));
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, t), vty(e, t), src, vty(e, t));
+    }
+    setvalid(e, d, tc, tr);
+    /* pto-isa's a2a3 TTRANS stages the result in tmp, rows padded to its
+     * 32-byte blocks, columns to its 16-row (8-bit: 32-row) transpose tiles */
+    int eb = ir_dtype_bytes(d->dt), bl = 32 / eb, yt = eb == 1 ? 32 : 16;
+    const char *sty = tty(e, d->sp, d->dt, (d->R + bl - 1) / bl * bl, (d->C + yt - 1) / yt * yt),
+               *tmp = scratch(e, sty);
+    line(e, "pto.ttrans ins(%s, %s : %s, %s) outs(%s : %s)", src, tmp, vty(e, t), sty, val(e, d), vty(e, d));
+    return;
+  }
+  case K_RESHAPE:
+    reshape_into(e, loc, c->op, d, avar(c, 0));
+    return;
   case K_SLICE: {                               /* subview: a window of t's buffer */
     const Var *t = avar(c, 0);
     const Arg *o = ir_pos((Call *)c, 1), *sh = ir_pos((Call *)c, 2), *kv = ir_kwarg((Call *)c, KW_VALID);

@@ -44,7 +44,7 @@ static Space need(IS *s, const Call *c, int i) {
   case K_SLICE:                                 /* a window that breaks the fractal box is cut in vec */
     return i == 0 && (a->var->sp == SP_MAT || a->var->sp == SP_ACC) && !box_aligned(c) ? SP_VEC : SP_NONE;
   case K_BIN: case K_BINS: case K_UN: case K_CAST: case K_RRED: case K_CRED:
-  case K_REXP: case K_CEXP: case K_ASSEMBLE: case K_SETVALID:
+  case K_REXP: case K_CEXP: case K_ASSEMBLE: case K_SETVALID: case K_TRANS: case K_RESHAPE:
     return SP_VEC;
   case K_MATMUL:
     if (c->op == OP_tmatmul || c->op == OP_tmatmul_acc) return SP_NONE;   /* lowered: operands in left/right */

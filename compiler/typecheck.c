@@ -13,6 +13,8 @@
 #include "ptoc.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -217,6 +219,17 @@ static void store_window(T *t, Call *c, Var *g, Arg *o, Type a, Arg *pt) {
   t->c->jb = outer;
 }
 
+/* A final check that failed: kept in t->held like store_window's (the first one counts). */
+static void held(T *t, Loc loc, DiagCode code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void held(T *t, Loc loc, DiagCode code, const char *fmt, ...) {
+  if (t->held.set) return;
+  va_list ap;
+  t->held = (Diag){.set = true, .code = code, .loc = loc, .op1 = t->c->judging1};
+  va_start(ap, fmt);
+  vsnprintf(t->held.msg, sizeof t->held.msg, fmt, ap);
+  va_end(ap);
+}
+
 /* ---- one call ------------------------------------------------------------------ */
 
 static Type check_call(T *t, Call *c) {
@@ -383,6 +396,34 @@ static Type check_call(T *t, Call *c) {
     }
     r.vr = sv[0];
     r.vc = sv[1];
+    break;
+  }
+  case K_TRANS:                                 /* [R,C] -> [C,R], the valid shape mirrored */
+    a = tile_of(t, c, pos(t, c, 0), "the operand");
+    r = a;
+    r.R = a.C, r.C = a.R;
+    r.vr = a.vc, r.vc = a.vr;
+    break;
+  case K_RESHAPE: {                             /* row-major order kept: a full tile, or an empty one */
+    a = tile_of(t, c, pos(t, c, 0), "the operand");
+    Arg *sh = pos(t, c, 1);
+    r = a;
+    shape_arg(t, c, sh, &r.R, &r.C);
+    if (r.R * r.C != a.R * a.C)
+      ERR(sh->loc, E_SHAPE, "reshape of [%d,%d] (%d elements) to [%d,%d] (%d elements)", a.R, a.C, a.R * a.C, r.R,
+          r.C, r.R * r.C);
+    bool empty = !a.vr || !a.vc;
+    r.vr = empty ? 0 : r.R;
+    r.vc = empty ? 0 : r.C;
+    /* The source must be statically full; after the passes (or in a lowered
+     * program read back) a run-time valid shape is what the front end proved
+     * full (a popped entry's, a buffer shared by lane 0 and the replay). The
+     * static valid shape is final in the last round only. */
+    bool front = (!t->c->pass || !strcmp(t->c->pass, "parse")) && !t->k->lowered;
+    if (!empty && (a.vr != a.R || a.vc != a.C) && (front || (a.vr >= 0 && a.vc >= 0)))
+      held(t, c->loc, E_RESHAPE, "reshape of a [%d,%d] tile whose valid shape is %s, not all of it: the row-major "
+           "order of a partial tile is no rectangle (slice its valid part first)", a.R, a.C,
+           a.vr < 0 || a.vc < 0 ? "known only at run time" : ir_fmt(t->c->A, "[%d,%d]", a.vr, a.vc));
     break;
   }
   case K_FULL: {

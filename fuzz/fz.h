@@ -127,6 +127,8 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   P(p_lane_scalar, 0.4, "lane offsets use a subblock_idx() scalar")                                   \
   P(p_lane_load, 0.5, "a lane loads its own half of a tensor")                                        \
   P(p_set_validshape, 0.3, "a looped C2V chain's valid rows set per iteration (set_validshape)")      \
+  P(p_transpose, 0.12, "a vector or C2V result is transposed before its store (the split axis moves)") \
+  P(p_reshape, 0.35, "a fully valid vector result is reshaped before its store (lane bands kept)")    \
   P(p_task_parallel, 0.3, "task-parallel work in split_aiv: each lane loads a whole GM tile")        \
   P(p_lane_cond, 0.4, "a split_aiv region branches on the lane (if/else or a bounded while)")        \
   P(p_lane_while, 0.4, "... the branch is a bounded while with a carried counter")                   \
@@ -171,7 +173,8 @@ typedef enum { FZ_IN, FZ_OUT, FZ_INOUT } FzDir;
   X(recip) X(cast) X(row_sum) X(row_max) X(row_min) X(col_sum) X(col_max) X(col_min)                 \
   X(row_expand_add) X(row_expand_sub) X(row_expand_mul) X(row_expand_div) X(row_expand_max)          \
   X(row_expand_min) X(col_expand_add) X(col_expand_sub) X(col_expand_mul) X(col_expand_div)          \
-  X(matmul) X(matmul_acc) X(aiv_shard) X(aic_gather) X(subblock_idx) X(set_validshape) X(imin) X(imax)
+  X(matmul) X(matmul_acc) X(aiv_shard) X(aic_gather) X(subblock_idx) X(set_validshape)  \
+  X(transpose) X(reshape) X(imin) X(imax)
 typedef enum {
   FZ_OP_VAR,                                    /* a name, not a call */
 #define FZ_X_(n) FZ_OP_##n,
@@ -248,7 +251,7 @@ typedef struct {
   X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(bf16) X(i8_i16) X(cast) X(loop) X(loop_carried)    \
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
   X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
-  X(lane_if) X(lane_while)
+  X(lane_if) X(lane_while) X(transpose) X(reshape)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)

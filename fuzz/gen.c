@@ -1072,6 +1072,63 @@ static bool v_setvalid(Gen *g, Val *x) {
   return true;
 }
 
+/* transpose(x) of a vector value with two real axes (an [R,1] <-> [1,R]
+ * transpose is a reshape in PTO-AS, which wants a full tile). Outside
+ * split_aiv only: under a split the axis moves, so only element-wise steps
+ * on the value itself follow (another operand would be halved on the other
+ * axis: E-SPLIT-AXIS). */
+static bool v_transpose(Gen *g, Val *x) {
+  if (g->region || x->sp != FZ_VEC || x->R < 2 || x->C < 2 || !vec_ok(g, vbytes(x->dt, x->C, x->R))) return false;
+  FzExpr *e = call(g, FZ_OP_transpose, 1);
+  a_expr(g, &e->a[0], x->e);
+  Val r = vres(g, e, x->dt, x->C, x->R);
+  memcpy(r.vr, x->vc, sizeof r.vr), memcpy(r.vc, x->vr, sizeof r.vc);
+  charge(g, &r);
+  *x = r;
+  feat(g, FZ_FEAT_transpose);
+  return true;
+}
+
+/* reshape(x, [R2, C2]) of a fully valid vector value, to shapes each split
+ * keeps as lane bands (docs/language.md 9.3): [1,C] -> [2,C/2] (whole under
+ * up_down, a lane's columns become its row under left_right); [R,C], R even,
+ * -> [2R,C/2] or [R/2,2C] (R/2 even), an up_down row band, only where the
+ * kernel may break left_right (a column band of several rows is no run). Rows
+ * of whole 32-byte units, so PTO-AS's treshape sees the same bytes. */
+static bool v_reshape(Gen *g, Val *x) {
+  int R = x->R, C = x->C, e = esize(x->dt), R2 = 0, C2 = 0;
+  if (g->region || x->sp != FZ_VEC) return false;
+  for (int l = 0; l < 2; l++)
+    if (x->vr[l] != R || x->vc[l] != C) return false;
+  if ((C * e) % 32) return false;
+  if (R == 1 && C % 2 == 0 && (C / 2 * e) % 32 == 0) R2 = 2, C2 = C / 2;
+  else if (R > 1 && R % 2 == 0 && g->brk[1]) {
+    bool wide = R % 4 == 0 && 2 * C <= 512, tall = C % 2 == 0 && (C / 2 * e) % 32 == 0 &&
+                2 * R <= 512;
+    if (wide && (!tall || ch(g, 0.5))) R2 = R / 2, C2 = 2 * C;
+    else if (tall) R2 = 2 * R, C2 = C / 2;
+  }
+  if (!R2) return false;
+  FzExpr *ex = call(g, FZ_OP_reshape, 2);
+  a_expr(g, &ex->a[0], x->e);
+  a_idx(&ex->a[1], aff(R2), aff(C2));
+  Val r = vres(g, ex, x->dt, R2, C2);
+  charge(g, &r);
+  *x = r;
+  feat(g, FZ_FEAT_reshape);
+  return true;
+}
+
+/* Before a store: a transpose or a reshape (p_transpose, p_reshape; not
+ * both: a reshape of a transposed half tile is no lane band under up_down),
+ * then perhaps one element-wise step of the value alone. */
+static Val move_axes(Gen *g, Val x) {
+  bool t = ch(g, g->p->p_transpose) && v_transpose(g, &x);
+  bool r = !t && ch(g, g->p->p_reshape) && v_reshape(g, &x);
+  if ((t || r) && ch(g, 0.5)) x = v_un(g, un_op(g, x.dt), x);
+  return x;
+}
+
 /* slice of a cube tile: box-aligned (16 rows x the box columns) unless
  * p_cube_slice_unaligned; a view on the cube side. */
 static bool cube_slice(Gen *g, Val s, Val *out) {
@@ -1116,7 +1173,7 @@ static void blk_vector(Gen *g) {
   if (ch(g, 0.5)) x = vchain(g, x, rng(g, 1, 2));
   if (ch(g, g->p->p_bind)) x = bind(g, x, "x");
   if (ch(g, 0.3)) reduce_stores(g, x);
-  store(g, x);
+  store(g, move_axes(g, x));
   if (outer) close_loop(g, outer);
 }
 
@@ -1166,7 +1223,7 @@ static void blk_c2v(Gen *g) {
     return;
   }
   if (ch(g, 0.25)) reduce_stores(g, y);
-  store(g, y);
+  store(g, move_axes(g, y));
   if (outer) close_loop(g, outer);
 }
 

@@ -595,6 +595,34 @@ static void ev_K_SETVALID(Sim *s, const Stmt *st, const Call *c) {
   commit(s, st->dst, t);
 }
 
+static void ev_K_TRANS(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  steps(s, c, (size_t)a->R * a->C);
+  for (int i = 0; i < a->R; i++)                /* every element, defined or not, to its mirror */
+    for (int j = 0; j < a->C; j++) {
+      t->d[j * t->C + i] = a->d[i * a->C + j];
+      t->def[j * t->C + i] = a->def[i * a->C + j];
+    }
+  t->vr = a->vc;
+  t->vc = a->vr;
+  commit(s, st->dst, t);
+}
+
+static void ev_K_RESHAPE(Sim *s, const Stmt *st, const Call *c) {
+  Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
+  size_t n = (size_t)t->R * t->C;
+  bool empty = !a->vr || !a->vc;
+  if (!empty && (a->vr != a->R || a->vc != a->C))   /* the type checker allows full or empty only */
+    die("reshape of a [%d, %d] tile with valid [%d, %d]", a->R, a->C, a->vr, a->vc);
+  steps(s, c, n);
+  memcpy(t->d, a->d, n * sizeof *t->d);         /* the row-major order is kept */
+  memcpy(t->def, a->def, n);
+  t->vr = empty ? 0 : t->R;
+  t->vc = empty ? 0 : t->C;
+  mask(t);
+  commit(s, st->dst, t);
+}
+
 static void ev_K_FULL(Sim *s, const Stmt *st, const Call *c) {
   Tile *t = fresh(s, st->dst);
   double v = P(c, 1)->num;

@@ -8,6 +8,7 @@
 #   # has: REGEX                 ... matches each REGEX (grep -E)
 #   # pto: REGEX                 `ptoc --emit=pto` output matches REGEX (grep -E)
 #   # diff: clean                `ptofuzz diff` gives verdict=clean
+#   # diff-ok: MODE...           ... and each MODE variant ran and matched the reference (outcome=ok)
 #   # run: CODE                  the reference run and the machine's (ptosim --reference,
 #                                ptosim) fail with error[CODE], exit 1
 #   # run-message: TEXT          ... the reference run's diagnostic contains TEXT
@@ -86,6 +87,10 @@ for f in tests/split/*.ptk; do
     "$B/ptofuzz" diff "$f" > "$T/d" 2>&1
     tail -n 1 "$T/d" | grep -qx 'verdict=clean' && ! grep '^variant=' "$T/d" | grep -qv 'outcome=ok\|outcome=unsupported'
     chk $? "ptofuzz diff: verdict=clean, every variant ok or unsupported"
+    for m in $(hdr diff-ok "$f"); do
+      ! grep "^variant=$m " "$T/d" | grep -qv 'outcome=ok' && grep -q "^variant=$m .*outcome=ok" "$T/d"
+      chk $? "ptofuzz diff: the $m variant is bit-exact with the reference"
+    done
   fi
 done
 [ "$n" -ge 40 ]
