@@ -832,6 +832,63 @@ static uint64_t matmul_key(const Call *c, const Tile *a, const Tile *b, const Ti
 /* Rows of a and columns of b fully defined over k < K decide the defined bits,
  * so the inner loop is arithmetic only; b is read through a contiguous copy of
  * its k-columns. The order of the sum is unchanged: k = 0..K-1 from 0 (or c). */
+/* The products of ev_K_MATMUL: t[i][j] for i < M, j < N from a's rows and
+ * bt (B's columns, contiguous), each a chain of fused multiply-adds from +0.
+ * mm_fma is the same code compiled for the FMA instruction, picked when the
+ * CPU has it: fmaf is exact, so the results are the same bits; only the
+ * library call goes. */
+static inline __attribute__((always_inline)) void mm_body(const Tile *a, const Elem *bt, const Tile *acc, Tile *t,
+                                                          int M, int N, int K, const uint8_t *rowdef,
+                                                          const uint8_t *coldef) {
+  for (int i = 0; i < M; i++) {
+    const Elem *ar = &a->d[i * a->C];
+    int j = 0;
+    if (t->dt != DT_I32)                        /* four outputs at a time, each summed in its own order */
+      for (; j + 4 <= N; j += 4) {
+        const Elem *b0 = &bt[(size_t)j * K], *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+        int o = i * t->C + j;
+        float x0 = 0.0f, x1 = 0.0f, x2 = 0.0f, x3 = 0.0f;
+        for (int k = 0; k < K; k++) {         /* one fused multiply-add per step (language.md 9.7) */
+          float av = ar[k].f;
+          x0 = fmaf(av, b0[k].f, x0);
+          x1 = fmaf(av, b1[k].f, x1);
+          x2 = fmaf(av, b2[k].f, x2);
+          x3 = fmaf(av, b3[k].f, x3);
+        }
+        if (acc) x0 += acc->d[o].f, x1 += acc->d[o + 1].f, x2 += acc->d[o + 2].f, x3 += acc->d[o + 3].f;
+        t->d[o].f = x0, t->d[o + 1].f = x1, t->d[o + 2].f = x2, t->d[o + 3].f = x3;
+        for (int q = 0; q < 4; q++) t->def[o + q] = rowdef[i] & coldef[j + q] & (acc ? acc->def[o + q] : 1);
+      }
+    for (; j < N; j++) {
+      int o = i * t->C + j;
+      const Elem *bc = &bt[(size_t)j * K];
+      Elem r = acc ? acc->d[o] : (Elem){.i = 0};
+      if (t->dt == DT_I32) {
+        uint32_t x = 0;
+        for (int k = 0; k < K; k++) x += (uint32_t)ar[k].i * (uint32_t)bc[k].i;
+        r.i = (int32_t)(x + (uint32_t)r.i);
+      } else {
+        float x = 0.0f;
+        for (int k = 0; k < K; k++) x = fmaf(ar[k].f, bc[k].f, x);
+        r.f = acc ? acc->d[o].f + x : x;
+      }
+      t->d[o] = r;
+      t->def[o] = rowdef[i] & coldef[j] & (acc ? acc->def[o] : 1);
+    }
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma"))) static void mm_fma(const Tile *a, const Elem *bt, const Tile *acc, Tile *t, int M,
+                                                  int N, int K, const uint8_t *rowdef, const uint8_t *coldef) {
+  mm_body(a, bt, acc, t, M, N, K, rowdef, coldef);
+}
+#endif
+static void mm_plain(const Tile *a, const Elem *bt, const Tile *acc, Tile *t, int M, int N, int K,
+                     const uint8_t *rowdef, const uint8_t *coldef) {
+  mm_body(a, bt, acc, t, M, N, K, rowdef, coldef);
+}
+
 static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   int base = IR_ACC_MATMUL(c->op);
   Tile *a = value(s, P(c, base)), *b = value(s, P(c, base + 1)), *acc = base ? value(s, P(c, 0)) : NULL;
@@ -875,42 +932,11 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
     }
     coldef[j] = d;
   }
-  for (int i = 0; i < M; i++) {
-    const Elem *ar = &a->d[i * a->C];
-    int j = 0;
-    if (t->dt != DT_I32)                        /* four outputs at a time, each summed in its own order */
-      for (; j + 4 <= N; j += 4) {
-        const Elem *b0 = &bt[(size_t)j * K], *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
-        int o = i * t->C + j;
-        float x0 = 0.0f, x1 = 0.0f, x2 = 0.0f, x3 = 0.0f;
-        for (int k = 0; k < K; k++) {         /* one fused multiply-add per step (language.md 9.7) */
-          float av = ar[k].f;
-          x0 = fmaf(av, b0[k].f, x0);
-          x1 = fmaf(av, b1[k].f, x1);
-          x2 = fmaf(av, b2[k].f, x2);
-          x3 = fmaf(av, b3[k].f, x3);
-        }
-        if (acc) x0 += acc->d[o].f, x1 += acc->d[o + 1].f, x2 += acc->d[o + 2].f, x3 += acc->d[o + 3].f;
-        t->d[o].f = x0, t->d[o + 1].f = x1, t->d[o + 2].f = x2, t->d[o + 3].f = x3;
-        for (int q = 0; q < 4; q++) t->def[o + q] = rowdef[i] & coldef[j + q] & (acc ? acc->def[o + q] : 1);
-      }
-    for (; j < N; j++) {
-      int o = i * t->C + j;
-      const Elem *bc = &bt[(size_t)j * K];
-      Elem r = acc ? acc->d[o] : (Elem){.i = 0};
-      if (t->dt == DT_I32) {
-        uint32_t x = 0;
-        for (int k = 0; k < K; k++) x += (uint32_t)ar[k].i * (uint32_t)bc[k].i;
-        r.i = (int32_t)(x + (uint32_t)r.i);
-      } else {
-        float x = 0.0f;
-        for (int k = 0; k < K; k++) x = fmaf(ar[k].f, bc[k].f, x);
-        r.f = acc ? acc->d[o].f + x : x;
-      }
-      t->d[o] = r;
-      t->def[o] = rowdef[i] & coldef[j] & (acc ? acc->def[o] : 1);
-    }
-  }
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("fma")) mm_fma(a, bt, acc, t, M, N, K, rowdef, coldef);
+  else
+#endif
+    mm_plain(a, bt, acc, t, M, N, K, rowdef, coldef);
   if (memo) {                                   /* remember it for the other runs of this kernel */
     MatMemo *mm = s->memo;
     int q = mm->next++ % MEMO_N;

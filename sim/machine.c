@@ -289,9 +289,15 @@ void sim_mem_read(Sim *s, const Var *v, const Tile *t, Loc loc) {
   int64_t n = sl->len[T];
   if (v->sp == SP_VEC && me == (uint32_t)v->id + 1) n = ((n / t->R) * t->vr + GRAN - 1) / GRAN * GRAN;
   int64_t g0 = sl->at[T] / GRAN, g1 = ((int64_t)sl->at[T] + n) / GRAN;
-  for (int64_t g = g0; g < g1; g++) bad |= (uint32_t)(tag[g] != me) & (uint32_t)(tag[g] != 0);
-  if (!bad) return;
+  uint64_t mine = me * 0x0001000100010001ull; /* four tags at a time while all are the reader's */
   int64_t g = g0;
+  for (uint64_t w; g + 4 <= g1; g += 4) {
+    memcpy(&w, &tag[g], sizeof w);
+    if (w != mine) break;
+  }
+  for (; g < g1; g++) bad |= (uint32_t)(tag[g] != me) & (uint32_t)(tag[g] != 0);
+  if (!bad) return;
+  g = g0;
   while (tag[g] == me || !tag[g]) g++;
   alias(s, v, sl, g, loc);
 }
