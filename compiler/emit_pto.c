@@ -1023,6 +1023,8 @@ static void body(E *e, const Body *b) {
       carried(e, &s->body, &k, s->loc);
       carried(e, &s->other, &k, s->loc);
       const char *rb = NULL, *r = result_of(e, &k, &rb), *was[MAXCARRY];
+      const char **before = ir_alloc(e->c->A, (size_t)e->k->nvars * sizeof *before);
+      memcpy(before, e->cur, (size_t)e->k->nvars * sizeof *before);
       for (int j = 0; j < k.n; j++) was[j] = val(e, k.v[j]);
       if (k.n) line(e, "%s = scf.if %s -> (%s) {", r, cnd, idx_types(e, k.n));
       else line(e, "scf.if %s {", cnd);
@@ -1040,6 +1042,8 @@ static void body(E *e, const Body *b) {
       }
       line(e, "}");
       if (k.n) rebind(e, &k, rb);
+      for (int v = 0; v < e->k->nvars; v++)   /* a tile value made inside a branch (a view) does not reach past it */
+        if (e->k->vars[v]->kind == VK_TILE && e->cur[v] != before[v] && e->cur[v] != e->buf[v]) e->cur[v] = NULL;
       break;
     }
     case S_SPLIT:                               /* each vector lane runs the body with its own subblock index */
