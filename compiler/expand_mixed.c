@@ -268,6 +268,18 @@ static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb, Var *lane) {
   ir_body_push(e->c, dir == PIPE_C2V ? vb : cb, pop);
 }
 
+/* The fences a GM access by side needs: a load, store or gather's tensor, a
+ * gather's index and page tables. */
+static void fence_access(EM *e, Body *cb, Body *vb, const Call *c, int side, Loc l) {
+  OpKind k = ir_ops[c->op].kind;
+  if (k != K_LOAD && k != K_STORE && k != K_GATHER) return;
+  fence(e, cb, vb, c->args[0].var, side, k == K_STORE, l);
+  if (k == K_GATHER) {
+    fence(e, cb, vb, c->args[1].var, side, false, l);
+    fence(e, cb, vb, c->args[2].var, side, false, l);
+  }
+}
+
 /* The GM accesses under if/while, fenced where the statement starts (the
  * cube cannot wait on a branch only the lanes decide). */
 static void fence_cond(EM *e, const Body *b, Body *cb, Body *vb, Loc l) {
@@ -278,14 +290,7 @@ static void fence_cond(EM *e, const Body *b, Body *cb, Body *vb, Loc l) {
       fence_cond(e, &s->other, cb, vb, l);
       continue;
     }
-    if (s->rhs.k != A_CALL) continue;
-    const Call *c = s->rhs.call;
-    OpKind k = ir_ops[c->op].kind;
-    if (k == K_LOAD || k == K_STORE || k == K_GATHER) fence(e, cb, vb, c->args[0].var, SIDE_V, k == K_STORE, l);
-    if (k == K_GATHER) {
-      fence(e, cb, vb, c->args[1].var, SIDE_V, false, l);
-      fence(e, cb, vb, c->args[2].var, SIDE_V, false, l);
-    }
+    if (s->rhs.k == A_CALL) fence_access(e, cb, vb, s->rhs.call, SIDE_V, l);
   }
 }
 
@@ -350,13 +355,7 @@ static void split_body(EM *e, const Body *in, Body *cb, Body *vb, Var *lane) {
       continue;
     }
     int side = side_of_call(c);
-    if (oi->kind == K_LOAD || oi->kind == K_STORE || oi->kind == K_GATHER) {
-      fence(e, cb, vb, c->args[0].var, side, oi->kind == K_STORE, s->loc);
-      if (oi->kind == K_GATHER) {
-        fence(e, cb, vb, c->args[1].var, side, false, s->loc);
-        fence(e, cb, vb, c->args[2].var, side, false, s->loc);
-      }
-    }
+    fence_access(e, cb, vb, c, side, s->loc);
     ir_body_push(e->c, side == SIDE_V ? vb : cb, s);
   }
 }

@@ -183,20 +183,27 @@ static void peak_of(Comp *c, Kernel *k, const Stmt *fn, bool replay, int64_t pea
   peak_m(&m, c, k, fn, peak, interest, where, top);
 }
 
-/* The largest entry one consumer pops from dir (a lane's part of a split C2V
- * transfer, the joined tile of a V2C transfer), padded in its space. */
-static int64_t largest_pop(const Body *b, int dir) {
+/* The largest of one kind of buffer in a program, padded in its space: what
+ * 0/1, an entry one consumer pops from that PipeDir (a lane's part of a split
+ * C2V transfer, the joined tile of a V2C transfer); 2/3, a matmul's left /
+ * right operand. */
+enum { W_POP = 0, W_OPERAND = 2 };
+static int64_t largest(const Body *b, int what) {
   int64_t m = 0;
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
     int64_t x = 0;
+    const Call *c = s->k == S_OP && s->rhs.k == A_CALL ? s->rhs.call : NULL;
     if (s->k != S_OP) {
-      x = largest_pop(&s->body, dir);
-      int64_t y = largest_pop(&s->other, dir);
+      x = largest(&s->body, what);
+      int64_t y = largest(&s->other, what);
       x = x > y ? x : y;
-    } else if (s->rhs.k == A_CALL && s->rhs.call->op == OP_tpop && s->rhs.call->args[0].e == dir) {
-      const Var *v = s->dst;
-      x = ir_tile_bytes(v->sp, v->dt, v->R, v->C);
+    } else if (c && what < W_OPERAND && c->op == OP_tpop && c->args[0].e == what) {
+      x = ir_tile_bytes(s->dst->sp, s->dst->dt, s->dst->R, s->dst->C);
+    } else if (c && what >= W_OPERAND && ir_ops[c->op].kind == K_MATMUL) {
+      int j = what - W_OPERAND;
+      const Var *o = c->args[IR_ACC_MATMUL(c->op) + j].var;
+      x = ir_tile_bytes(j ? SP_RIGHT : SP_LEFT, o->dt, o->R, o->C);
     }
     if (x > m) m = x;
   }
@@ -235,7 +242,7 @@ static int slots_of(const Kernel *k, int dir) {
 }
 
 static int64_t reserve(const Kernel *k, const Stmt *fn, int dir) {
-  return (int64_t)slots_of(k, dir) * largest_pop(&fn->body, dir);
+  return (int64_t)slots_of(k, dir) * largest(&fn->body, W_POP + dir);
 }
 
 static const Space spaces[] = {SP_VEC, SP_MAT, SP_ACC, SP_LEFT, SP_RIGHT};
@@ -392,7 +399,7 @@ static void plan(Comp *c, Kernel *k, int f, const Stmt *fn, int8_t *owner) {
       if (p2[s] > peak[s]) peak[s] = p2[s];
   }
   int dir = f ? PIPE_C2V : PIPE_V2C;
-  int64_t entry = largest_pop(&fn->body, dir), res = (int64_t)slots_of(k, dir) * entry;
+  int64_t entry = largest(&fn->body, W_POP + dir), res = (int64_t)slots_of(k, dir) * entry;
   capacity(c, k, f, fn, E_CAPACITY, peak, res);
 
   int n = k->nvars, nb = 0;
@@ -500,24 +507,6 @@ static void collect(const Body *b, Line *ln, int *n, int *at) {
   }
 }
 
-static int64_t operands(const Body *b, int j) {
-  int64_t m = 0;
-  for (int i = 0; i < b->n; i++) {
-    const Stmt *s = b->v[i];
-    int64_t x = 0;
-    if (s->k != S_OP) {
-      x = operands(&s->body, j);
-      int64_t y = operands(&s->other, j);
-      x = x > y ? x : y;
-    } else if (s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].kind == K_MATMUL) {
-      const Var *o = s->rhs.call->args[IR_ACC_MATMUL(s->rhs.call->op) + j].var;
-      x = ir_tile_bytes(j ? SP_RIGHT : SP_LEFT, o->dt, o->R, o->C);
-    }
-    if (x > m) m = x;
-  }
-  return m;
-}
-
 void ir_print_plan(FILE *f, Arena *A, const Kernel *k) {
   if (!k->planned) return;
   int *at = ir_alloc(A, ((size_t)k->nvars + 1) * sizeof *at);
@@ -533,7 +522,7 @@ void ir_print_plan(FILE *f, Arena *A, const Kernel *k) {
     int64_t res = reserve(k, fn, dir);
     if (res) ln[n++] = (Line){rank_of(fi ? SP_VEC : SP_MAT), 0, 0, res, NULL, NULL, dir};
     for (int j = 0; j < 2; j++) {
-      int64_t o = fi ? 0 : operands(&fn->body, j);
+      int64_t o = fi ? 0 : largest(&fn->body, W_OPERAND + j);
       if (o) ln[n++] = (Line){rank_of(j ? SP_RIGHT : SP_LEFT), 0, 0, o, NULL, NULL, -1};
     }
     qsort(ln, (size_t)n, sizeof *ln, by_line);

@@ -580,6 +580,18 @@ static void ev_K_ASSEMBLE(Sim *s, const Stmt *st, const Call *c) {
   commit(s, st->dst, t);
 }
 
+/* t = a's elements in row-major order with valid shape [vr, vc]; outside a's
+ * valid region they stay undefined (mask). */
+static void retile(Sim *s, const Stmt *st, Tile *t, const Tile *a, int vr, int vc) {
+  size_t n = (size_t)t->R * t->C;
+  memcpy(t->d, a->d, n * sizeof *t->d);
+  memcpy(t->def, a->def, n);
+  t->vr = vr;
+  t->vc = vc;
+  mask(t);
+  commit(s, st->dst, t);
+}
+
 static void ev_K_SETVALID(Sim *s, const Stmt *st, const Call *c) {
   Tile *a = value(s, P(c, 0)), *t = fresh(s, st->dst);
   int64_t r = ieval(s, &P(c, 1)->ix[0]), cc = ieval(s, &P(c, 2)->ix[0]);
@@ -587,12 +599,7 @@ static void ev_K_SETVALID(Sim *s, const Stmt *st, const Call *c) {
     die("set_validshape [%lld, %lld] of a [%d, %d] tile", (long long)r, (long long)cc, t->R, t->C);
   size_t n = (size_t)t->R * t->C;
   steps(s, c, n);
-  memcpy(t->d, a->d, n * sizeof *t->d);
-  memcpy(t->def, a->def, n);                    /* outside a's valid region: undefined (mask) */
-  t->vr = (int)r;
-  t->vc = (int)cc;
-  mask(t);
-  commit(s, st->dst, t);
+  retile(s, st, t, a, (int)r, (int)cc);
 }
 
 static void ev_K_TRANS(Sim *s, const Stmt *st, const Call *c) {
@@ -615,12 +622,7 @@ static void ev_K_RESHAPE(Sim *s, const Stmt *st, const Call *c) {
   if (!empty && (a->vr != a->R || a->vc != a->C))   /* the type checker allows full or empty only */
     die("reshape of a [%d, %d] tile with valid [%d, %d]", a->R, a->C, a->vr, a->vc);
   steps(s, c, n);
-  memcpy(t->d, a->d, n * sizeof *t->d);         /* the row-major order is kept */
-  memcpy(t->def, a->def, n);
-  t->vr = empty ? 0 : t->R;
-  t->vc = empty ? 0 : t->C;
-  mask(t);
-  commit(s, st->dst, t);
+  retile(s, st, t, a, empty ? 0 : t->R, empty ? 0 : t->C);   /* the row-major order is kept */
 }
 
 static void ev_K_FULL(Sim *s, const Stmt *st, const Call *c) {
@@ -829,9 +831,6 @@ static uint64_t matmul_key(const Call *c, const Tile *a, const Tile *b, const Ti
   return h;
 }
 
-/* Rows of a and columns of b fully defined over k < K decide the defined bits,
- * so the inner loop is arithmetic only; b is read through a contiguous copy of
- * its k-columns. The order of the sum is unchanged: k = 0..K-1 from 0 (or c). */
 /* The products of ev_K_MATMUL: t[i][j] for i < M, j < N from a's rows and
  * bt (B's columns, contiguous), each a chain of fused multiply-adds from +0.
  * mm_fma is the same code compiled for the FMA instruction, picked when the
@@ -889,6 +888,9 @@ static void mm_plain(const Tile *a, const Elem *bt, const Tile *acc, Tile *t, in
   mm_body(a, bt, acc, t, M, N, K, rowdef, coldef);
 }
 
+/* Rows of a and columns of b fully defined over k < K decide the defined bits,
+ * so the inner loop is arithmetic only; b is read through a contiguous copy of
+ * its k-columns. The order of the sum is unchanged: k = 0..K-1 from 0 (or c). */
 static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   int base = IR_ACC_MATMUL(c->op);
   Tile *a = value(s, P(c, base)), *b = value(s, P(c, base + 1)), *acc = base ? value(s, P(c, 0)) : NULL;
