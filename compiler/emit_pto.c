@@ -4,8 +4,11 @@
  * `aiv` function of kind vector, each taking every GM tensor as a
  * !pto.ptr<dtype> in parameter order and, on a3, a GM slot buffer for the
  * pipes. Conventions (docs/real-backend.md says why):
- *   - every buffer is one alloc_tile at the top of its region with dynamic
- *     valid extents (v_row=?, v_col=?), as PyPTO emits them; each op that
+ *   - every buffer is one alloc_tile with dynamic valid extents (v_row=?,
+ *     v_col=?), as PyPTO emits them, declared just before the statement that
+ *     first uses it (in each branch of a lane's scf.if when neither branch
+ *     reads what came before: ptoas's planner makes a buffer live from its
+ *     alloc_tile, so buffers declared at the top all overlap, F-5); each op that
  *     writes a buffer first sets its valid shape (pto.set_validshape) by the
  *     op's valid rule, so loops and lane-dependent extents need no SSA phis;
  *   - a value's valid shape is read back with pto.get_validshape;
@@ -43,6 +46,11 @@ typedef struct {
   uint8_t *tr;                                  /* by var id: a mat/right tile held transposed (trans_b) */
   const char **nr, **nc;                        /* by var id: a popped entry's narrower valid shape */
   const char **buf;                             /* by var id: its own buffer (alloc_tile), if it has one */
+  const char **pend;                            /* by var id: the type of a buffer not declared yet */
+  uint8_t *seen;                                /* by var id: scratch marks of uses() and first_access() */
+  const Body *encl[64];                         /* the statement lists around the statement being emitted */
+  int encl_i[64], nencl;                        /* and its index in each */
+  int inloop;                                   /* scf.for bodies around it */
   bool aiv;
   int npush[2], npop[2];                        /* transfers seen so far, by direction */
   int pushv[2][256][2];                         /* static valid of the n-th push, by direction (-1: unknown) */
@@ -433,6 +441,10 @@ static void op_stmt(E *e, const Stmt *s) {
   if (ok == K_FULL || elt_op(c->op)) narrow_check(e, loc, c->op, ok == K_FULL ? d->dt : avar(c, 0)->dt);
   switch (ir_ops[c->op].kind) {
   case K_ALLOC:
+    if (!e->buf[d->id]) {                       /* declared where first used (declare()) */
+      e->pend[d->id] = vty(e, d);
+      return;
+    }
     if (c->nargs == 4 || !e->buf[d->id]) {
       e->ty[d->id] = NULL;
       const char *x = fresh(e, d->name);
@@ -983,9 +995,102 @@ static const char *result_of(E *e, const Carry *k, const char **base) {
   return k->n == 1 ? r : ir_fmt(e->c->A, "%s:%d", r, k->n);
 }
 
-static void body(E *e, const Body *b) {
+/* Buffer declaration at first use. A statement's tile uses: A_VAR arguments at any depth and
+ * the destination; a buffer's own alloc_tile is no use. */
+static bool is_alloc(const Stmt *s) {
+  return s->k == S_OP && s->rhs.k == A_CALL && s->rhs.call->op == OP_alloc_tile;
+}
+
+/* An op whose first argument is the buffer it overwrites without reading it: a tload, or a
+ * set_validshape to [0, 0] (the lane-1 replay's empty tiles). */
+static bool writes_arg0(const Call *c) {
+  if (ir_ops[c->op].kind == K_TLOAD) return true;
+  if (ir_ops[c->op].kind != K_SETVALID) return false;
+  const Aff *r = &ir_pos((Call *)c, 1)->ix[0], *cc = &ir_pos((Call *)c, 2)->ix[0];
+  return ir_aff_const(r) && ir_aff_const(cc) && !r->c && !cc->c;
+}
+
+static void arg_uses(E *e, const Arg *a, uint8_t m) {
+  if (a->k == A_VAR && a->var) e->seen[a->var->id] |= m;
+  if (a->k == A_CALL)
+    for (int i = 0; i < a->call->nargs; i++) arg_uses(e, &a->call->args[i], m);
+}
+
+static void uses(E *e, const Body *b, uint8_t m) {
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
+    if (is_alloc(s)) continue;
+    if (s->k == S_OP) {
+      arg_uses(e, &s->rhs, m);
+      if (s->dst) e->seen[s->dst->id] |= m;
+    }
+    uses(e, &s->body, m), uses(e, &s->other, m);
+  }
+}
+
+static void arg_first(E *e, const Arg *a, uint8_t m) {
+  if (a->k == A_VAR && a->var && !(e->seen[a->var->id] & (m | m << 1))) e->seen[a->var->id] |= m;
+  if (a->k == A_CALL)
+    for (int i = writes_arg0(a->call); i < a->call->nargs; i++) arg_first(e, &a->call->args[i], m);
+}
+
+/* Marks m on each var whose first access in b reads it (bit m) or defines it (bit m << 1). */
+static void first_access(E *e, const Body *b, uint8_t m) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (is_alloc(s)) continue;
+    if (s->k == S_OP) {                         /* the arguments are read before the destination is written */
+      arg_first(e, &s->rhs, m);
+      if (s->dst && !(e->seen[s->dst->id] & (m | m << 1))) e->seen[s->dst->id] |= (uint8_t)(m << 1);
+    }
+    first_access(e, &s->body, m), first_access(e, &s->other, m);   /* an S_COND's else counts after its body */
+  }
+}
+
+static void declare(E *e, int v) {
+  const char *x = fresh(e, e->k->vars[v]->name);
+  line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", x, cidx(e, 0), cidx(e, 0), e->pend[v]);
+  e->cur[v] = e->buf[v] = x;
+  e->ty[v] = NULL;
+  e->pend[v] = NULL;
+}
+
+/* Declares the pending buffers that statement i of b uses, but (for a lane's scf.if outside
+ * loops) not those each branch defines before reading and nothing after it uses: every
+ * branch declares its own (*local set). Returns whether any is branch-local. */
+static bool declare_used(E *e, const Body *b, int i, uint8_t *local) {
+  const Stmt *s = b->v[i];
+  int n = e->k->nvars;
+  memset(e->seen, 0, (size_t)n);
+  Body one = {.v = (Stmt **)&b->v[i], .n = 1};
+  uses(e, &one, 1);
+  bool any = false;
+  if (s->k == S_IF && !e->inloop) {
+    for (int j = 0; j < e->nencl; j++) {       /* what runs after the scf.if */
+      const Body *o = e->encl[j];
+      Body rest = {.v = o->v + e->encl_i[j] + 1, .n = o->n - e->encl_i[j] - 1};
+      uses(e, &rest, 2);
+    }
+    first_access(e, &s->body, 4), first_access(e, &s->other, 16);
+    for (int v = 0; v < n; v++) {
+      local[v] = e->pend[v] && (e->seen[v] & 1) && !(e->seen[v] & (2 | 4 | 16));
+      any |= local[v];
+    }
+  }
+  for (int v = 0; v < n; v++)
+    if (e->pend[v] && (e->seen[v] & 1) && !(any && local[v])) declare(e, v);
+  return any;
+}
+
+static void body(E *e, const Body *b) {
+  if (e->nencl == 64) unsupported(e, b->n ? b->v[0]->loc : e->k->loc, -1, "statements nested more than 64 deep");
+  int lvl = e->nencl++;
+  e->encl[lvl] = b;
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    e->encl_i[lvl] = i;
+    uint8_t *local = s->k == S_IF ? ir_alloc(e->c->A, (size_t)e->k->nvars + 1) : NULL;
+    bool branch_local = !is_alloc(s) && declare_used(e, b, i, local);
     switch (s->k) {
     case S_OP: op_stmt(e, s); break;
     case S_FOR: {
@@ -1008,7 +1113,9 @@ static void body(E *e, const Body *b) {
       else line(e, "scf.for %s = %s to %s step %s {", x, cidx(e, iv->lo), cidx(e, hi), cidx(e, iv->step));
       e->cur[iv->id] = x;
       e->ind++;
+      e->inloop++;
       body(e, &s->body);
+      e->inloop--;
       yield(e, &k);
       e->ind--;
       line(e, "}");
@@ -1056,20 +1163,30 @@ static void body(E *e, const Body *b) {
       line(e, "scf.if %s {", cnd);
       int q[2][MAXQ], nq[2], np[2];
       memcpy(q, e->q, sizeof q), memcpy(nq, e->nq, sizeof nq), memcpy(np, e->npop, sizeof np);
+      const char **ty = NULL;                   /* the branch-local buffers' types */
+      if (branch_local) {
+        ty = ir_alloc(e->c->A, sizeof *ty * ((size_t)e->k->nvars + 1));
+        for (int v = 0; v < e->k->nvars; v++) ty[v] = local[v] ? e->pend[v] : NULL;
+      }
       e->ind++;
       body(e, &s->body);
       e->ind--;
       line(e, "} else {");
       memcpy(e->q, q, sizeof q), memcpy(e->nq, nq, sizeof nq), memcpy(e->npop, np, sizeof np);
+      for (int v = 0; branch_local && v < e->k->nvars; v++)
+        if (ty[v]) e->cur[v] = e->buf[v] = NULL, e->pend[v] = ty[v];
       e->ind++;
       body(e, &s->other);
       e->ind--;
       line(e, "}");
+      for (int v = 0; branch_local && v < e->k->nvars; v++)
+        if (ty[v]) e->cur[v] = e->buf[v] = NULL, e->pend[v] = NULL;
       break;
     }
     default: unsupported(e, s->loc, -1, "a nested function");
     }
   }
+  e->nencl--;
 }
 
 /* The static valid shape of every push, in the producer's program order (the
@@ -1192,6 +1309,8 @@ static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
   memset(e->tr, 0, (size_t)e->k->nvars + 1);
   memset(e->nr, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
   memset(e->buf, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
+  memset(e->pend, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
+  e->nencl = e->inloop = 0;
   memset(e->nc, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
   mark_trans(e, &fn->body, &fn->body);
   memset(e->nq, 0, sizeof e->nq);
@@ -1223,9 +1342,12 @@ static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
     bool consumer = (dir == PIPE_C2V) == aiv;
     const char *nmb = ir_fmt(e->c->A, "%s%s_fifo", dir == PIPE_C2V ? "c2v" : "v2c", id >= 2 ? "_split" : "");
     const char *buf = fresh(e, dir == PIPE_C2V ? "c2v" : "v2c");
+    /* a lane pops only its half of a split C2V entry: the last slot needs half its bytes, as
+     * memplan reserves (the slots stay whole-entry sized: the producer's layout, F-5) */
+    int reserve = e->pipe_slots[dir] * e->pipe_bytes[dir] - (dir == PIPE_C2V && id >= 2 ? e->pipe_bytes[dir] / 2 : 0);
     if (consumer)
       line(e, "%s = pto.reserve_buffer {name = \"%s\", size = %d, location = #pto.address_space<%s>, auto = true} -> i32",
-           buf, nmb, e->pipe_slots[dir] * e->pipe_bytes[dir], dir == PIPE_C2V ? "vec" : "mat");
+           buf, nmb, reserve, dir == PIPE_C2V ? "vec" : "mat");
     else
       line(e, "%s = pto.import_reserved_buffer {name = \"%s\", peer_func = @%s} -> i32", buf, nmb, aiv ? nm->aic : nm->aiv);
     const char *gm = "";
@@ -1260,6 +1382,8 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   e.tr = ir_alloc(c->A, (size_t)k->nvars + 1);
   e.nr = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.buf = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
+  e.pend = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
+  e.seen = ir_alloc(c->A, (size_t)k->nvars + 1);
   e.nc = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   char *outp = NULL;
   size_t outn = 0;
