@@ -662,7 +662,7 @@ static void ev_K_BINS(Sim *s, const Stmt *st, const Call *c) {
   double v = P(c, 1)->num;
   Elem e;
   if (ir_dtype_int(t->dt)) e.i = (int32_t)v;
-  else e.f = (float)v;
+  else e.f = rnd(t->dt, (float)v);             /* the scalar has the tile's dtype (language.md 11.4, G-4) */
   t->vr = a->vr;
   t->vc = a->vc;
   size_t n = (size_t)t->R * t->C;
