@@ -785,7 +785,9 @@ static void op_stmt(E *e, const Stmt *s) {
         if (e->tgt == TGT_A2A3) narrow_check(e, loc, OP_adds, t->dt);
         const char *wt = tty(e, SP_VEC, t->dt, mR, mC), *w = fresh(e, t->name);
         line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, mR), cidx(e, mC), wt);
-        put_window(e, w, wt, mR, mC, SP_VEC, t, cidx(e, 0), cidx(e, 0), sr, sc);
+        /* an empty value moves nothing (and a window with a static zero extent has no pto-isa type, RF-8) */
+        if (!(isconst(e, sr, &a) && !a) && !(isconst(e, sc, &b) && !b))
+          put_window(e, w, wt, mR, mC, SP_VEC, t, cidx(e, 0), cidx(e, 0), sr, sc);
         pv = w, pty = wt;
       }
     }
