@@ -327,6 +327,29 @@ static const char *scalar_const(E *e, Dtype dt, double v) {
 
 static void body(E *e, const Body *b);
 
+/* The static shape of a tile_buf type. */
+static void ty_shape(const char *ty, int *R, int *C) {
+  const char *q = strstr(ty, "rows=");
+  if (!q || sscanf(q, "rows=%d, cols=%d", R, C) != 2) die("emit_pto: a tile type without its shape");
+}
+
+/* Write src (valid [sr, sc]) into the window at [r, cc] of the vec or mat tile dv
+ * (type dty, static shape [dR, dC]); the window has src's static shape, as tmov wants. */
+static void put_window(E *e, const char *dv, const char *dty, int dR, int dC, Space dsp, const Var *src, const char *r,
+                       const char *cc, const char *sr, const char *sc) {
+  int sR, sC;
+  ty_shape(vty(e, src), &sR, &sC);
+  const char *w = fresh(e, "win"), *wty = view_of(e, dty, sR, sC, sr, sc);
+  line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, dv, r, cc, sR, sC, sr, sc, dty, wty);
+  if (e->tgt == TGT_A2A3 && dsp == SP_VEC && (dR != sR || dC != sC))
+    /* ptoas gives the window its parent's shape and then refuses an A2/A3 tmov between
+     * unequal shapes (real-findings.md RF-10): tadds of -0.0, the identity, instead */
+    line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", val(e, src), scalar_const(e, src->dt, -0.0), vty(e, src),
+         dtn(src->dt), w, wty);
+  else
+    line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), w, wty);
+}
+
 /* ---- one statement --------------------------------------------------------------- */
 
 /* v (valid [vr, vc]) with the valid shape [wr, wc] <= it: v itself when the two are the
@@ -339,8 +362,8 @@ static const char *narrowed(E *e, const Var *v, const char *vr, const char *vc, 
       (vc == wc || (isconst(e, vc, &b) && isconst(e, wc, &y) && b == y)))
     return val(e, v);
   int R, C;
-  const char *pt = vty(e, v), *q = strstr(pt, "rows=");
-  if (sscanf(q, "rows=%d, cols=%d", &R, &C) != 2) die("emit_pto: a tile type without its shape");
+  const char *pt = vty(e, v);
+  ty_shape(pt, &R, &C);
   const char *w = fresh(e, v->name);
   if ((isconst(e, wr, &x) && !x) || (isconst(e, wc, &y) && !y) || !e->buf[v->id] || e->ty[v->id]) {
     /* an empty operand (no static zero valid tile in pto-isa), or one with no buffer of its own:
@@ -590,21 +613,10 @@ static void op_stmt(E *e, const Stmt *s) {
       line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, dst), vty(e, dst), val(e, d), vty(e, d));
     }
     const char *r = aff(e, &o->ix[0]), *cc = aff(e, &o->ix[1]);
-    int sR, sC;
-    pto_shape(src->sp, src->dt, src->R, src->C, &sR, &sC);     /* the window holds src's whole tile: tmov wants equal shapes */
     if (!e->buf[src->id] || e->ty[src->id]) unsupported(e, loc, c->op, "assembling a view (its shape is its window's)");
-    const char *w = fresh(e, "win"), *wty = view_of(e, vty(e, d), sR, sC, sr, sc);
-    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, d), r, cc, sR, sC,
-         sr, sc, vty(e, d), wty);
-    int dR, dC;
+    int dR, dC;                                 /* the window holds src's whole tile: tmov wants equal shapes */
     pto_shape(d->sp, d->dt, d->R, d->C, &dR, &dC);
-    if (e->tgt == TGT_A2A3 && d->sp == SP_VEC && (dR != sR || dC != sC))
-      /* ptoas gives the window its parent's shape and then refuses an A2/A3 tmov between
-       * unequal shapes (real-findings.md RF-10): tadds of -0.0, the identity, instead */
-      line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", val(e, src), scalar_const(e, src->dt, -0.0), vty(e, src),
-           dtn(src->dt), w, wty);
-    else
-      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), w, wty);
+    put_window(e, val(e, d), vty(e, d), dR, dC, d->sp, src, r, cc, sr, sc);
     setvalid(e, d, bin(e, "maxsi", dr, bin(e, "addi", r, sr)), bin(e, "maxsi", dc, bin(e, "addi", cc, sc)));
     return;
   }
@@ -764,12 +776,35 @@ static void op_stmt(E *e, const Stmt *s) {
     const char *vr = NULL, *vc = NULL;
     int aR, aC;
     pto_shape(t->sp, t->dt, t->R, t->C, &aR, &aC);
+    const char *pv = val(e, t), *pty = vty(e, t);
     if (dir == PIPE_C2V && code == MODE_NONE && !e->ty[t->id] && !e->nr[t->id]) {
       valid(e, t, &vr, &vc);
       setvalid(e, t, cidx(e, aR), cidx(e, aC));
     }
-    line(e, "pto.%s(%s : %s) {id = %d, split = %d}", dir == PIPE_C2V ? "tpush_to_aiv" : "tpush_to_aic", val(e, t),
-         vty(e, t), pipe_id(dir, code), axis_code(code));
+    if (dir == PIPE_V2C && code == MODE_NONE) {
+      /* pto-isa writes a whole V2C entry at the vec tile's pitch (a5: TileProd::Cols; a3's GM
+       * path: its valid columns and rows) and the cube reads it at the mat tile's (TileCons::Cols,
+       * pto/cpu/TPush.hpp TPush_v2c, TPush_gm, popTileFromMatFiFo): the vector pushes a tile
+       * of the mat tile's padded shape, whole, as PyPTO's one tile shape (real-findings.md F-15) */
+      int mR, mC, tR, tC;
+      int64_t a, b;
+      pto_shape(SP_MAT, t->dt, t->R, t->C, &mR, &mC);
+      ty_shape(pty, &tR, &tC);
+      const char *sr, *sc;
+      valid(e, t, &sr, &sc);
+      if (tR != mR || tC != mC || !isconst(e, sr, &a) || !isconst(e, sc, &b) || a != tR || b != tC) {
+        rowmajor(e, loc, c->op, t);
+        if (e->tgt == TGT_A2A3) narrow_check(e, loc, OP_adds, t->dt);
+        const char *wt = tty(e, SP_VEC, t->dt, mR, mC), *w = fresh(e, t->name);
+        line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, mR), cidx(e, mC), wt);
+        /* an empty value moves nothing (and a window with a static zero extent has no pto-isa type, RF-8) */
+        if (!(isconst(e, sr, &a) && !a) && !(isconst(e, sc, &b) && !b))
+          put_window(e, w, wt, mR, mC, SP_VEC, t, cidx(e, 0), cidx(e, 0), sr, sc);
+        pv = w, pty = wt;
+      }
+    }
+    line(e, "pto.%s(%s : %s) {id = %d, split = %d}", dir == PIPE_C2V ? "tpush_to_aiv" : "tpush_to_aic", pv, pty,
+         pipe_id(dir, code), axis_code(code));
     if (vr) setvalid(e, t, vr, vc);
     return;
   }
@@ -1217,6 +1252,7 @@ static void pushes(E *e, const Body *b, int dirf) {
      * is cut at half the padded tile, each half in a slot of its own */
     int Rp, Cp;
     pto_shape(t->sp, t->dt, t->R, t->C, &Rp, &Cp);
+    if (dir == PIPE_V2C && e->pushcode[dir][n] == MODE_NONE) pto_shape(SP_MAT, t->dt, t->R, t->C, &Rp, &Cp);   /* F-15 */
     int bytes = Rp * Cp * ir_dtype_bytes(t->dt);
     if (dir == PIPE_C2V && e->pushcode[dir][n] != MODE_NONE) bytes = (bytes + 1) / 2;
     if (bytes > e->pipe_need[dir]) e->pipe_need[dir] = bytes;

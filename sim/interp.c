@@ -351,7 +351,7 @@ static Elem unop(Op op, Dtype dt, Elem a) {
   switch (op) {
   case OP_exp: r.f = (float)exp((double)a.f); break;   /* language.md 11.2: e^x in double, rounded once */
   case OP_neg: r.f = -a.f; break;
-  case OP_abs: r.f = fabsf(a.f); break;
+  case OP_abs: r.f = a.f < 0.0f ? -a.f : a.f; break;   /* pto-isa's TAbs_Impl: NaN and -0 kept (G-5) */
   case OP_relu: r.f = a.f < 0.0f ? 0.0f : a.f; break;   /* std::max(a, 0): NaN and -0 kept */
   case OP_sqrt: r.f = sqrtf(a.f); break;
   case OP_recip: r.f = 1.0f / a.f; break;
@@ -662,7 +662,7 @@ static void ev_K_BINS(Sim *s, const Stmt *st, const Call *c) {
   double v = P(c, 1)->num;
   Elem e;
   if (ir_dtype_int(t->dt)) e.i = (int32_t)v;
-  else e.f = (float)v;
+  else e.f = rnd(t->dt, (float)v);             /* the scalar has the tile's dtype (language.md 11.4, G-4) */
   t->vr = a->vr;
   t->vc = a->vc;
   size_t n = (size_t)t->R * t->C;
@@ -688,7 +688,7 @@ static void ev_K_UN(Sim *s, const Stmt *st, const Call *c) {
       for (size_t i = 0; i < n; i++) r[i].f = df[i] ? -x[i].f : 0.0f;
       break;
     case OP_abs:
-      for (size_t i = 0; i < n; i++) r[i].f = df[i] ? fabsf(x[i].f) : 0.0f;
+      for (size_t i = 0; i < n; i++) r[i].f = df[i] ? (x[i].f < 0.0f ? -x[i].f : x[i].f) : 0.0f;
       break;
     case OP_relu:
       for (size_t i = 0; i < n; i++) r[i].f = df[i] && !(x[i].f < 0.0f) ? x[i].f : 0.0f;
