@@ -865,6 +865,10 @@ static void op_stmt(E *e, const Stmt *s) {
     int qR, qC = pC;
     if (dir == PIPE_C2V && axis_code(code) != 2 && n < e->npush[dir] && n < 256)
       pto_shape(SP_ACC, d->dt, e->pushE[dir][n][0], e->pushE[dir][n][1], &qR, &qC);
+    if (qC > pC && ir_layout(d->sp, d->R, d->C) == LAY_COL)
+      unsupported(e, loc, c->op, "a column popped from a wider acc (an N = 1 matmul's result): the move into its "
+                                 "col_major tile would be a tadds, which pto-isa takes on row-major tiles only, "
+                                 "and a2a3's tmov wants equal shapes");
     if (qC > pC) {
       /* no tmov or subview does it: A2/A3's tmov wants equal shapes and a subview of a
        * popped entry is bound to no storage (RF-3); the entry is copied whole (ptoas sets
