@@ -319,6 +319,19 @@ static const char *scalar_const(E *e, Dtype dt, double v) {
 
 static void body(E *e, const Body *b);
 
+/* dst := src between vec tiles of one dtype and unequal shapes: tadds of -0.0, the
+ * identity; pto-isa's TADDS reads and writes each tile at its own pitch, where ptoas
+ * refuses an A2/A3 tmov between unequal shapes (real-findings.md RF-10). */
+static void pitch_move(E *e, Dtype dt, const char *src, const char *sty, const char *dst, const char *dty) {
+  line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", src, scalar_const(e, dt, -0.0), sty, dtn(dt), dst, dty);
+}
+
+/* The static shape a tile_buf type declares. */
+static void tshape(const char *ty, int *R, int *C) {
+  const char *q = strstr(ty, "rows=");
+  if (!q || sscanf(q, "rows=%d, cols=%d", R, C) != 2) die("emit_pto: a tile type without its shape");
+}
+
 /* ---- one statement --------------------------------------------------------------- */
 
 /* v (valid [vr, vc]) with the valid shape [wr, wc] <= it: v itself when the two are the
@@ -331,8 +344,8 @@ static const char *narrowed(E *e, const Var *v, const char *vr, const char *vc, 
       (vc == wc || (isconst(e, vc, &b) && isconst(e, wc, &y) && b == y)))
     return val(e, v);
   int R, C;
-  const char *pt = vty(e, v), *q = strstr(pt, "rows=");
-  if (sscanf(q, "rows=%d, cols=%d", &R, &C) != 2) die("emit_pto: a tile type without its shape");
+  const char *pt = vty(e, v);
+  tshape(pt, &R, &C);
   const char *w = fresh(e, v->name);
   if ((isconst(e, wr, &x) && !x) || (isconst(e, wc, &y) && !y) || !e->buf[v->id] || e->ty[v->id]) {
     /* an empty operand (no static zero valid tile in pto-isa), or one with no buffer of its own:
@@ -588,9 +601,8 @@ static void op_stmt(E *e, const Stmt *s) {
     pto_shape(d->sp, d->dt, d->R, d->C, &dR, &dC);
     if (e->tgt == TGT_A2A3 && d->sp == SP_VEC && (dR != sR || dC != sC))
       /* ptoas gives the window its parent's shape and then refuses an A2/A3 tmov between
-       * unequal shapes (real-findings.md RF-10): tadds of -0.0, the identity, instead */
-      line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", val(e, src), scalar_const(e, src->dt, -0.0), vty(e, src),
-           dtn(src->dt), w, wty);
+       * unequal shapes (real-findings.md RF-10) */
+      pitch_move(e, src->dt, val(e, src), vty(e, src), w, wty);
     else
       line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), w, wty);
     setvalid(e, d, bin(e, "maxsi", dr, bin(e, "addi", r, sr)), bin(e, "maxsi", dc, bin(e, "addi", cc, sc)));
@@ -648,8 +660,32 @@ static void op_stmt(E *e, const Stmt *s) {
     setvalid(e, d, ar, ac);
     /* f32 -> f16 rounds to nearest even; float -> i32 truncates (language.md) */
     const char *rm = ir_dtype_int(d->dt) ? "TRUNC" : "RINT";
-    line(e, "pto.tcvt ins(%s {rmode = #pto<round_mode %s>} : %s) outs(%s : %s)", val(e, a), rm, vty(e, a), val(e, d),
-         vty(e, d));
+    /* tcvt wants src and dst of one shape, but ptoc pads vec columns to 32 bytes per
+     * dtype (an f16 [8, 8] is [8, 16], its f32 cast [8, 8]), and a view takes its
+     * parent's shape in ptoas: whichever side differs from [R, C*] (C* the wider
+     * padding) is staged in a scratch tile of that shape (real-findings.md F-2) */
+    int aR, aC, dR, dC, cs;
+    const char *src = val(e, a), *sty = vty(e, a), *dst = val(e, d), *dty = vty(e, d), *dscr = NULL;
+    pto_shape(a->sp, a->dt, a->R, a->C, &aR, &aC);
+    pto_shape(d->sp, d->dt, d->R, d->C, &dR, &dC);
+    cs = aC > dC ? aC : dC;
+    tshape(sty, &aR, &aC);
+    if (aC != cs || aR != d->R || e->ty[a->id] || !e->buf[a->id]) {
+      narrow_check(e, loc, OP_adds, a->dt);
+      sty = tty(e, a->sp, a->dt, d->R, cs);
+      const char *x = scratch(e, sty);
+      line(e, "pto.set_validshape %s, %s, %s : %s", x, ar, ac, sty);
+      pitch_move(e, a->dt, val(e, a), vty(e, a), x, sty);
+      src = x;
+    }
+    if (dC != cs) {
+      narrow_check(e, loc, OP_adds, d->dt);
+      dty = tty(e, d->sp, d->dt, d->R, cs);
+      dst = dscr = scratch(e, dty);
+      line(e, "pto.set_validshape %s, %s, %s : %s", dscr, ar, ac, dty);
+    }
+    line(e, "pto.tcvt ins(%s {rmode = #pto<round_mode %s>} : %s) outs(%s : %s)", src, rm, sty, dst, dty);
+    if (dscr) pitch_move(e, d->dt, dscr, dty, val(e, d), vty(e, d));
     return;
   }
   case K_RRED:
