@@ -326,6 +326,21 @@ static void pitch_move(E *e, Dtype dt, const char *src, const char *sty, const c
   line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", src, scalar_const(e, dt, -0.0), sty, dtn(dt), dst, dty);
 }
 
+/* a (valid [ar, ac]) as a tile of type `want` (a's dtype): a itself when it is its own
+ * buffer of that type, else a scratch tile of that type it is moved into. ptoas's tcvt and
+ * tcolexpand verifiers compare static shapes, and ptoas gives a view its parent's
+ * (real-findings.md F-2, F-4); its type in *ty. */
+static const char *staged(E *e, Loc loc, const Var *a, const char *ar, const char *ac, const char *want,
+                          const char **ty) {
+  *ty = want;
+  if (e->buf[a->id] && !e->ty[a->id] && !strcmp(vty(e, a), want)) return val(e, a);
+  narrow_check(e, loc, OP_adds, a->dt);
+  const char *x = scratch(e, want);
+  line(e, "pto.set_validshape %s, %s, %s : %s", x, ar, ac, want);
+  pitch_move(e, a->dt, val(e, a), vty(e, a), x, want);
+  return x;
+}
+
 /* The static shape a tile_buf type declares. */
 static void tshape(const char *ty, int *R, int *C) {
   const char *q = strstr(ty, "rows=");
@@ -573,9 +588,25 @@ static void op_stmt(E *e, const Stmt *s) {
       e->ty[d->id] = tty(e, d->sp, d->dt, R, C);
       return;
     }
-    const char *rty = view_of(e, vty(e, t), R, C, vr, vc);
-    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", x, val(e, t), r, cc, R, C, vr, vc,
-         vty(e, t), rty);
+    const char *pt = vty(e, t), *pv = val(e, t);
+    if (R == 1 && strstr(pt, "blayout=col_major") && t->sp == SP_VEC) {
+      /* one element of an [R, 1] column: a view keeps the column's col_major layout, which
+       * PTOAS's element-wise ops refuse; the column's bytes viewed as a [1, Rp] row
+       * (treshape, as PyPTO reshapes columns), copied (ptoas takes no subview of a
+       * treshape), and the element a window of the copy (real-findings.md F-4) */
+      if (!e->buf[t->id] || e->ty[t->id])
+        unsupported(e, loc, c->op, "an element of a column that is itself a view: treshape wants a whole buffer");
+      int Rp, Cp;
+      pto_shape(t->sp, t->dt, t->R, t->C, &Rp, &Cp);
+      const char *row = tty(e, t->sp, t->dt, 1, Rp), *full = view_of(e, row, 1, Rp, cidx(e, 1), cidx(e, Rp));
+      const char *rs = fresh(e, "rs"), *cp = fresh(e, t->name);
+      line(e, "%s = pto.treshape %s : %s -> %s", rs, pv, pt, full);
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", cp, cidx(e, 1), cidx(e, Rp), row);
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", rs, full, cp, row);
+      pt = row, pv = cp, cc = r, r = cidx(e, 0);
+    }
+    const char *rty = view_of(e, pt, R, C, vr, vc);
+    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", x, pv, r, cc, R, C, vr, vc, pt, rty);
     e->cur[d->id] = x;
     e->ty[d->id] = rty;
     return;
@@ -665,19 +696,11 @@ static void op_stmt(E *e, const Stmt *s) {
      * parent's shape in ptoas: whichever side differs from [R, C*] (C* the wider
      * padding) is staged in a scratch tile of that shape (real-findings.md F-2) */
     int aR, aC, dR, dC, cs;
-    const char *src = val(e, a), *sty = vty(e, a), *dst = val(e, d), *dty = vty(e, d), *dscr = NULL;
+    const char *sty, *dst = val(e, d), *dty = vty(e, d), *dscr = NULL;
     pto_shape(a->sp, a->dt, a->R, a->C, &aR, &aC);
     pto_shape(d->sp, d->dt, d->R, d->C, &dR, &dC);
     cs = aC > dC ? aC : dC;
-    tshape(sty, &aR, &aC);
-    if (aC != cs || aR != d->R || e->ty[a->id] || !e->buf[a->id]) {
-      narrow_check(e, loc, OP_adds, a->dt);
-      sty = tty(e, a->sp, a->dt, d->R, cs);
-      const char *x = scratch(e, sty);
-      line(e, "pto.set_validshape %s, %s, %s : %s", x, ar, ac, sty);
-      pitch_move(e, a->dt, val(e, a), vty(e, a), x, sty);
-      src = x;
-    }
+    const char *src = staged(e, loc, a, ar, ac, tty(e, a->sp, a->dt, d->R, cs), &sty);
     if (dC != cs) {
       narrow_check(e, loc, OP_adds, d->dt);
       dty = tty(e, d->sp, d->dt, d->R, cs);
@@ -732,7 +755,9 @@ static void op_stmt(E *e, const Stmt *s) {
     const char *w = fresh(e, "vec"), *wty = view_of(e, vty(e, v), vR, vC, row ? ar : cidx(e, 1), row ? cidx(e, 1) : ac);
     line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, v), cidx(e, 0), cidx(e, 0),
          vR, vC, row ? ar : cidx(e, 1), row ? cidx(e, 1) : ac, vty(e, v), wty);
-    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), w, vty(e, a), wty, val(e, d), vty(e, d));
+    /* tcolexpand wants src0 of dst's static shape: a view (its window's shape) is staged */
+    const char *at = vty(e, a), *av = row ? val(e, a) : staged(e, loc, a, ar, ac, tty(e, a->sp, a->dt, d->R, d->C), &at);
+    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), av, w, at, wty, val(e, d), vty(e, d));
     return;
   }
   case K_MOVE: {                                /* tmov inside one core */
