@@ -108,7 +108,9 @@ static void pto_shape(Space sp, Dtype dt, int R, int C, int *Rp, int *Cp) {
     ir_padded(sp, dt, R, C, Rp, Cp);
     return;
   }
-  int m = ir_dtype_bytes(dt) == 1 ? 32 : 16;   /* an i8 box is 16 x 32; K then spans whole boxes on both sides */
+  /* an i8 box is 16 x 32; K then spans whole boxes on both sides, and so M and N, so an
+   * i32 acc (only an i8 x i8 matmul makes one) pads as its i8 operands (real-findings.md F-14) */
+  int m = ir_dtype_bytes(dt) == 1 || (sp == SP_ACC && dt == DT_I32) ? 32 : 16;
   if (R > 1) *Rp = (R + m - 1) / m * m;
   *Cp = (C + m - 1) / m * m;
 }
