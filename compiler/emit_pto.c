@@ -812,6 +812,12 @@ static void op_stmt(E *e, const Stmt *s) {
     /* pto-isa writes a whole C2V entry at its valid width and reads it at the tile's
      * (real-findings.md RF-1): the cube pushes its whole padded tile, the consumer
      * narrows to the valid shape it knows; the tile's valid shape is restored after. */
+    if (t->sp != SP_ACC && t->sp != SP_VEC)
+      /* PTOAS's TPushOp::getPipe maps an acc tile to PIPE_FIX and a vec tile to PIPE_MTE3,
+       * anything else to PIPE_UNASSIGNED, which its verifier refuses, on every arch
+       * (real-findings.md F-3) */
+      unsupported(e, loc, c->op, ir_fmt(e->c->A, "a %s tile pushed to the vector core: PTOAS's tpush has a producer "
+                                        "pipe for acc and vec tiles only", ir_space_name(t->sp)));
     const char *vr = NULL, *vc = NULL;
     int aR, aC;
     pto_shape(t->sp, t->dt, t->R, t->C, &aR, &aC);
