@@ -116,7 +116,9 @@ static void pto_shape(Space sp, Dtype dt, int R, int C, int *Rp, int *Cp) {
     ir_padded(sp, dt, R, C, Rp, Cp);
     return;
   }
-  int m = ir_dtype_bytes(dt) == 1 ? 32 : 16;   /* an i8 box is 16 x 32; K then spans whole boxes on both sides */
+  /* an i8 box is 16 x 32; K then spans whole boxes on both sides, and so M and N, so an
+   * i32 acc (only an i8 x i8 matmul makes one) pads as its i8 operands (real-findings.md F-14) */
+  int m = ir_dtype_bytes(dt) == 1 || (sp == SP_ACC && dt == DT_I32) ? 32 : 16;
   if (R > 1) *Rp = (R + m - 1) / m * m;
   *Cp = (C + m - 1) / m * m;
 }
@@ -327,7 +329,29 @@ static const char *scalar_const(E *e, Dtype dt, double v) {
 
 static void body(E *e, const Body *b);
 
-/* The static shape of a tile_buf type. */
+/* dst := src between vec tiles of one dtype and unequal shapes: tadds of -0.0, the
+ * identity; pto-isa's TADDS reads and writes each tile at its own pitch, where ptoas
+ * refuses an A2/A3 tmov between unequal shapes (real-findings.md RF-10). */
+static void pitch_move(E *e, Dtype dt, const char *src, const char *sty, const char *dst, const char *dty) {
+  line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", src, scalar_const(e, dt, -0.0), sty, dtn(dt), dst, dty);
+}
+
+/* a (valid [ar, ac]) as a tile of type `want` (a's dtype): a itself when it is its own
+ * buffer of that type, else a scratch tile of that type it is moved into. ptoas's tcvt and
+ * tcolexpand verifiers compare static shapes, and ptoas gives a view its parent's
+ * (real-findings.md F-2, F-4); its type in *ty. */
+static const char *staged(E *e, Loc loc, const Var *a, const char *ar, const char *ac, const char *want,
+                          const char **ty) {
+  *ty = want;
+  if (e->buf[a->id] && !e->ty[a->id] && !strcmp(vty(e, a), want)) return val(e, a);
+  narrow_check(e, loc, OP_adds, a->dt);
+  const char *x = scratch(e, want);
+  line(e, "pto.set_validshape %s, %s, %s : %s", x, ar, ac, want);
+  pitch_move(e, a->dt, val(e, a), vty(e, a), x, want);
+  return x;
+}
+
+/* The static shape a tile_buf type declares. */
 static void ty_shape(const char *ty, int *R, int *C) {
   const char *q = strstr(ty, "rows=");
   if (!q || sscanf(q, "rows=%d, cols=%d", R, C) != 2) die("emit_pto: a tile type without its shape");
@@ -344,8 +368,7 @@ static void put_window(E *e, const char *dv, const char *dty, int dR, int dC, Sp
   if (e->tgt == TGT_A2A3 && dsp == SP_VEC && (dR != sR || dC != sC))
     /* ptoas gives the window its parent's shape and then refuses an A2/A3 tmov between
      * unequal shapes (real-findings.md RF-10): tadds of -0.0, the identity, instead */
-    line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", val(e, src), scalar_const(e, src->dt, -0.0), vty(e, src),
-         dtn(src->dt), w, wty);
+    pitch_move(e, src->dt, val(e, src), vty(e, src), w, wty);
   else
     line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", val(e, src), vty(e, src), w, wty);
 }
@@ -595,9 +618,25 @@ static void op_stmt(E *e, const Stmt *s) {
       e->ty[d->id] = tty(e, d->sp, d->dt, R, C);
       return;
     }
-    const char *rty = view_of(e, vty(e, t), R, C, vr, vc);
-    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", x, val(e, t), r, cc, R, C, vr, vc,
-         vty(e, t), rty);
+    const char *pt = vty(e, t), *pv = val(e, t);
+    if (R == 1 && strstr(pt, "blayout=col_major") && t->sp == SP_VEC) {
+      /* one element of an [R, 1] column: a view keeps the column's col_major layout, which
+       * PTOAS's element-wise ops refuse; the column's bytes viewed as a [1, Rp] row
+       * (treshape, as PyPTO reshapes columns), copied (ptoas takes no subview of a
+       * treshape), and the element a window of the copy (real-findings.md F-4) */
+      if (!e->buf[t->id] || e->ty[t->id])
+        unsupported(e, loc, c->op, "an element of a column that is itself a view: treshape wants a whole buffer");
+      int Rp, Cp;
+      pto_shape(t->sp, t->dt, t->R, t->C, &Rp, &Cp);
+      const char *row = tty(e, t->sp, t->dt, 1, Rp), *full = view_of(e, row, 1, Rp, cidx(e, 1), cidx(e, Rp));
+      const char *rs = fresh(e, "rs"), *cp = fresh(e, t->name);
+      line(e, "%s = pto.treshape %s : %s -> %s", rs, pv, pt, full);
+      line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", cp, cidx(e, 1), cidx(e, Rp), row);
+      line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", rs, full, cp, row);
+      pt = row, pv = cp, cc = r, r = cidx(e, 0);
+    }
+    const char *rty = view_of(e, pt, R, C, vr, vc);
+    line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", x, pv, r, cc, R, C, vr, vc, pt, rty);
     e->cur[d->id] = x;
     e->ty[d->id] = rty;
     return;
@@ -672,8 +711,24 @@ static void op_stmt(E *e, const Stmt *s) {
     setvalid(e, d, ar, ac);
     /* f32 -> f16 rounds to nearest even; float -> i32 truncates (language.md) */
     const char *rm = ir_dtype_int(d->dt) ? "TRUNC" : "RINT";
-    line(e, "pto.tcvt ins(%s {rmode = #pto<round_mode %s>} : %s) outs(%s : %s)", val(e, a), rm, vty(e, a), val(e, d),
-         vty(e, d));
+    /* tcvt wants src and dst of one shape, but ptoc pads vec columns to 32 bytes per
+     * dtype (an f16 [8, 8] is [8, 16], its f32 cast [8, 8]), and a view takes its
+     * parent's shape in ptoas: whichever side differs from [R, C*] (C* the wider
+     * padding) is staged in a scratch tile of that shape (real-findings.md F-2) */
+    int aR, aC, dR, dC, cs;
+    const char *sty, *dst = val(e, d), *dty = vty(e, d), *dscr = NULL;
+    pto_shape(a->sp, a->dt, a->R, a->C, &aR, &aC);
+    pto_shape(d->sp, d->dt, d->R, d->C, &dR, &dC);
+    cs = aC > dC ? aC : dC;
+    const char *src = staged(e, loc, a, ar, ac, tty(e, a->sp, a->dt, d->R, cs), &sty);
+    if (dC != cs) {
+      narrow_check(e, loc, OP_adds, d->dt);
+      dty = tty(e, d->sp, d->dt, d->R, cs);
+      dst = dscr = scratch(e, dty);
+      line(e, "pto.set_validshape %s, %s, %s : %s", dscr, ar, ac, dty);
+    }
+    line(e, "pto.tcvt ins(%s {rmode = #pto<round_mode %s>} : %s) outs(%s : %s)", src, rm, sty, dst, dty);
+    if (dscr) pitch_move(e, d->dt, dscr, dty, val(e, d), vty(e, d));
     return;
   }
   case K_RRED:
@@ -720,7 +775,9 @@ static void op_stmt(E *e, const Stmt *s) {
     const char *w = fresh(e, "vec"), *wty = view_of(e, vty(e, v), vR, vC, row ? ar : cidx(e, 1), row ? cidx(e, 1) : ac);
     line(e, "%s = pto.subview %s[%s, %s] sizes [%d, %d] valid [%s, %s] : %s -> %s", w, val(e, v), cidx(e, 0), cidx(e, 0),
          vR, vC, row ? ar : cidx(e, 1), row ? cidx(e, 1) : ac, vty(e, v), wty);
-    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), val(e, a), w, vty(e, a), wty, val(e, d), vty(e, d));
+    /* tcolexpand wants src0 of dst's static shape: a view (its window's shape) is staged */
+    const char *at = vty(e, a), *av = row ? val(e, a) : staged(e, loc, a, ar, ac, tty(e, a->sp, a->dt, d->R, d->C), &at);
+    line(e, "pto.%s ins(%s, %s : %s, %s) outs(%s : %s)", elt_op(c->op), av, w, at, wty, val(e, d), vty(e, d));
     return;
   }
   case K_MOVE: {                                /* tmov inside one core */
@@ -773,6 +830,12 @@ static void op_stmt(E *e, const Stmt *s) {
     /* pto-isa writes a whole C2V entry at its valid width and reads it at the tile's
      * (real-findings.md RF-1): the cube pushes its whole padded tile, the consumer
      * narrows to the valid shape it knows; the tile's valid shape is restored after. */
+    if (t->sp != SP_ACC && t->sp != SP_VEC)
+      /* PTOAS's TPushOp::getPipe maps an acc tile to PIPE_FIX and a vec tile to PIPE_MTE3,
+       * anything else to PIPE_UNASSIGNED, which its verifier refuses, on every arch
+       * (real-findings.md F-3) */
+      unsupported(e, loc, c->op, ir_fmt(e->c->A, "a %s tile pushed to the vector core: PTOAS's tpush has a producer "
+                                        "pipe for acc and vec tiles only", ir_space_name(t->sp)));
     const char *vr = NULL, *vc = NULL;
     int aR, aC;
     pto_shape(t->sp, t->dt, t->R, t->C, &aR, &aC);
