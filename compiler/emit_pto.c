@@ -419,6 +419,50 @@ static const char *narrowed(E *e, const Var *v, const char *vr, const char *vc, 
   return w;
 }
 
+/* The cube's mat tile a V2C entry of the vector tile t joins into, padded ([Rp, Cp]), and
+ * the columns W of the vector tile pto-isa expects to be pushed into it: the producer's
+ * tile shape is the entry's layout (real-findings.md, the split classes of issue 10's
+ * fifth session). pto-isa's V2C slot is the producer's tile ([R, Cols], twice the rows or
+ * columns of a half), written at the producer's column pitch and read at the mat tile's
+ * (TPush_v2c, popTileFromMatFiFo; on a3 TPush_gm, popTileFromGMFiFo). */
+static int v2c_width(const Var *t, int code, int *Rp, int *Cp) {
+  int jR = t->R, jC = t->C;
+  if (code != MODE_NONE) *(MODE_AXIS(code) ? &jC : &jR) *= 2;
+  pto_shape(SP_MAT, t->dt, jR, jC, Rp, Cp);
+  return code != MODE_NONE && MODE_AXIS(code) ? *Cp / 2 : *Cp;
+}
+
+/* Push the row-major vector tile t to the cube. Its columns must be the mat tile's
+ * padded columns (or their half under left_right): t is moved into a tile that wide
+ * (tadds of -0.0, the identity, reads and writes each tile at its own pitch) when it
+ * is narrower. An unsplit entry is pushed with its whole width valid, as pto-isa's a3
+ * GM path writes it at the valid width and reads it at the tile's (RF-1's V2C twin);
+ * the matmul reads only its valid K. Under left_right pto-isa joins the halves at half
+ * the padded mat tile, so the lanes' stride (the model's E/2) must be that half. */
+static void v2c_push(E *e, Loc loc, int op, const Var *t, int code) {
+  int Rp, Cp, W = v2c_width(t, code, &Rp, &Cp), vR, vC;
+  pto_shape(t->sp, t->dt, t->R, t->C, &vR, &vC);
+  if (code != MODE_NONE && MODE_AXIS(code) && (t->C != W || vC != W))
+    unsupported(e, loc, op, ir_fmt(e->c->A, "a left_right V2C of %d columns: pto-isa joins the lanes at half the "
+                "padded %d-column mat tile (%d), the lanes hold %d each", 2 * t->C, Cp, W, t->C));
+  const char *vr, *vc, *x = val(e, t), *ty = vty(e, t);
+  valid(e, t, &vr, &vc);
+  int64_t k;
+  bool whole = code == MODE_NONE && !(isconst(e, vc, &k) && k == W);
+  bool own = !e->ty[t->id] && !e->nr[t->id];
+  if (vC != W || (whole && !own)) {
+    const char *w = fresh(e, t->name), *wty = tty(e, t->sp, t->dt, t->R, W);
+    line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, vr, vc, wty);
+    line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", x, scalar_const(e, t->dt, -0.0), ty, dtn(t->dt), w, wty);
+    if (whole) line(e, "pto.set_validshape %s, %s, %s : %s", w, vr, cidx(e, W), wty);
+    line(e, "pto.tpush_to_aic(%s : %s) {id = %d, split = %d}", w, wty, pipe_id(PIPE_V2C, code), axis_code(code));
+    return;
+  }
+  if (whole) setvalid(e, t, vr, cidx(e, W));
+  line(e, "pto.tpush_to_aic(%s : %s) {id = %d, split = %d}", x, ty, pipe_id(PIPE_V2C, code), axis_code(code));
+  if (whole) setvalid(e, t, vr, vc);
+}
+
 /* PTOAS's element-wise ops take row-major tiles; an [R, 1] column is column-major. */
 static void rowmajor(E *e, Loc loc, int op, const Var *v) {
   if (v->sp == SP_VEC && ir_layout(v->sp, v->R, v->C) == LAY_COL)
@@ -839,35 +883,16 @@ static void op_stmt(E *e, const Stmt *s) {
     const char *vr = NULL, *vc = NULL;
     int aR, aC;
     pto_shape(t->sp, t->dt, t->R, t->C, &aR, &aC);
-    const char *pv = val(e, t), *pty = vty(e, t);
     if (dir == PIPE_C2V && code == MODE_NONE && !e->ty[t->id] && !e->nr[t->id]) {
       valid(e, t, &vr, &vc);
       setvalid(e, t, cidx(e, aR), cidx(e, aC));
     }
-    if (dir == PIPE_V2C && code == MODE_NONE) {
-      /* pto-isa writes a whole V2C entry at the vec tile's pitch (a5: TileProd::Cols; a3's GM
-       * path: its valid columns and rows) and the cube reads it at the mat tile's (TileCons::Cols,
-       * pto/cpu/TPush.hpp TPush_v2c, TPush_gm, popTileFromMatFiFo): the vector pushes a tile
-       * of the mat tile's padded shape, whole, as PyPTO's one tile shape (real-findings.md F-15) */
-      int mR, mC, tR, tC;
-      int64_t a, b;
-      pto_shape(SP_MAT, t->dt, t->R, t->C, &mR, &mC);
-      ty_shape(pty, &tR, &tC);
-      const char *sr, *sc;
-      valid(e, t, &sr, &sc);
-      if (tR != mR || tC != mC || !isconst(e, sr, &a) || !isconst(e, sc, &b) || a != tR || b != tC) {
-        rowmajor(e, loc, c->op, t);
-        if (e->tgt == TGT_A2A3) narrow_check(e, loc, OP_adds, t->dt);
-        const char *wt = tty(e, SP_VEC, t->dt, mR, mC), *w = fresh(e, t->name);
-        line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, mR), cidx(e, mC), wt);
-        /* an empty value moves nothing (and a window with a static zero extent has no pto-isa type, RF-8) */
-        if (!(isconst(e, sr, &a) && !a) && !(isconst(e, sc, &b) && !b))
-          put_window(e, w, wt, mR, mC, SP_VEC, t, cidx(e, 0), cidx(e, 0), sr, sc);
-        pv = w, pty = wt;
-      }
+    if (dir == PIPE_V2C && ir_layout(t->sp, t->R, t->C) == LAY_ROW) {
+      v2c_push(e, loc, c->op, t, code);
+      return;
     }
-    line(e, "pto.%s(%s : %s) {id = %d, split = %d}", dir == PIPE_C2V ? "tpush_to_aiv" : "tpush_to_aic", pv, pty,
-         pipe_id(dir, code), axis_code(code));
+    line(e, "pto.%s(%s : %s) {id = %d, split = %d}", dir == PIPE_C2V ? "tpush_to_aiv" : "tpush_to_aic", val(e, t),
+         vty(e, t), pipe_id(dir, code), axis_code(code));
     if (vr) setvalid(e, t, vr, vc);
     return;
   }
@@ -925,6 +950,16 @@ static void op_stmt(E *e, const Stmt *s) {
     /* pto-isa reads a C2V entry at the consumer tile's column pitch and writes it at the
      * producer's (the padded acc's, or its half): a whole or up_down entry is popped with
      * the producer's columns and its window moved into the value's own tile (F-12) */
+    if (dir == PIPE_C2V && axis_code(code) == 2 && n < e->npush[dir] && n < 256) {
+      /* pto-isa cuts a left_right entry at half the producer's padded columns (a5:
+       * TPush_c2v, TileProd::Cols / 2) or at the consumer tile's padded columns (a3:
+       * popTileFromGMFiFo, consCols); the model's lanes meet at d->C */
+      int aR, aC;
+      pto_shape(SP_ACC, d->dt, e->pushE[dir][n][0], e->pushE[dir][n][1], &aR, &aC);
+      if (pC != d->C || 2 * d->C != aC)
+        unsupported(e, loc, c->op, ir_fmt(e->c->A, "a left_right C2V of %d columns: pto-isa places lane 1 at half the "
+                    "padded %d-column acc (%d), the model at %d", e->pushE[dir][n][1], aC, aC / 2, d->C));
+    }
     int qR, qC = pC;
     if (dir == PIPE_C2V && axis_code(code) != 2 && n < e->npush[dir] && n < 256)
       pto_shape(SP_ACC, d->dt, e->pushE[dir][n][0], e->pushE[dir][n][1], &qR, &qC);
@@ -1319,7 +1354,8 @@ static void pushes(E *e, const Body *b, int dirf) {
      * is cut at half the padded tile, each half in a slot of its own */
     int Rp, Cp;
     pto_shape(t->sp, t->dt, t->R, t->C, &Rp, &Cp);
-    if (dir == PIPE_V2C && e->pushcode[dir][n] == MODE_NONE) pto_shape(SP_MAT, t->dt, t->R, t->C, &Rp, &Cp);   /* F-15 */
+    if (dir == PIPE_V2C && ir_layout(t->sp, t->R, t->C) == LAY_ROW)
+      (void)v2c_width(t, e->pushcode[dir][n], &Rp, &Cp);   /* the slot holds the joined, padded mat tile */
     int bytes = Rp * Cp * ir_dtype_bytes(t->dt);
     if (dir == PIPE_C2V && e->pushcode[dir][n] != MODE_NONE) bytes = (bytes + 1) / 2;
     if (bytes > e->pipe_need[dir]) e->pipe_need[dir] = bytes;
