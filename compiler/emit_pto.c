@@ -1350,14 +1350,17 @@ static void pushes(E *e, const Body *b, int dirf) {
     e->pushv[dir][n][0] = t->svr, e->pushv[dir][n][1] = t->svc;
     e->pushE[dir][n][0] = t->R, e->pushE[dir][n][1] = t->C;
     e->pushcode[dir][n] = (int)ir_pos((Call *)c, 2)->num;
-    /* the slot must hold the entry ptoc emits, padded (F-8): a C2V split entry
-     * is cut at half the padded tile, each half in a slot of its own */
+    /* the slot must hold the entry ptoc emits, padded (F-8). a5 cuts a C2V split
+     * entry at half the padded tile, each half in a local slot of its own
+     * (`TPush_c2v`: `splitIndex * SLOT_SIZE`); a3's GM FIFO puts the whole entry in
+     * one slot (`TPush_gm` at `slotIndex * SLOT_SIZE`, lane 1 read at `+ rows * cols`),
+     * so there the slot is the whole entry, as PTOAS defines SLOT_SIZE (F-16) */
     int Rp, Cp;
     pto_shape(t->sp, t->dt, t->R, t->C, &Rp, &Cp);
     if (dir == PIPE_V2C && ir_layout(t->sp, t->R, t->C) == LAY_ROW)
       (void)v2c_width(t, e->pushcode[dir][n], &Rp, &Cp);   /* the slot holds the joined, padded mat tile */
     int bytes = Rp * Cp * ir_dtype_bytes(t->dt);
-    if (dir == PIPE_C2V && e->pushcode[dir][n] != MODE_NONE) bytes = (bytes + 1) / 2;
+    if (dir == PIPE_C2V && e->pushcode[dir][n] != MODE_NONE && e->tgt != TGT_A2A3) bytes = (bytes + 1) / 2;
     if (bytes > e->pipe_need[dir]) e->pipe_need[dir] = bytes;
     /* a V2C half from both lanes: the joined valid is the half's only when every lane's is the same */
     if (dir == PIPE_V2C && e->pushcode[dir][n] != MODE_NONE) {

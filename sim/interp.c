@@ -718,16 +718,22 @@ static void ev_K_CAST(Sim *s, const Stmt *st, const Call *c) {
   commit(s, st->dst, t);
 }
 
-/* Fold n elements (stride apart) in order; accumulation in f32 (or wrapping i32). */
+/* Fold n elements (stride apart) in order, as pto-isa's CPU reductions (G-6): a sum
+ * starts from +0 (`sum = 0`, so a column of -0 sums to +0); a row sum accumulates in
+ * f32 (`TypeSum`, pto/cpu/tile_offsets.hpp), a column sum in the element type
+ * (`TileDst::DType sum`, pto/cpu/TColSum.hpp), so an f16/bf16 column sum is rounded
+ * at every step; integers wrap. */
 static Elem fold(Op op, Dtype dt, const Elem *x, const uint8_t *def, int n, int stride, uint8_t *d) {
   Elem acc = x[0];
   *d = def[0];
   bool sum = op == OP_row_sum || op == OP_col_sum, mx = op == OP_row_max || op == OP_col_max, in = ir_dtype_int(dt);
+  bool step = op == OP_col_sum;                 /* round the running sum to dt at each step */
+  if (sum && !in) acc.f = 0.0f + acc.f;
   for (int k = 1; k < n; k++) {
     Elem e = x[k * stride];
     *d &= def[k * stride];
     if (in) acc.i = sum ? (int32_t)((uint32_t)acc.i + (uint32_t)e.i) : mx ? (acc.i > e.i ? acc.i : e.i) : (acc.i < e.i ? acc.i : e.i);
-    else acc.f = sum ? acc.f + e.f : mx ? fmaxnan(acc.f, e.f) : fminnan(acc.f, e.f);
+    else acc.f = sum ? (step ? rnd(dt, acc.f + e.f) : acc.f + e.f) : mx ? fmaxnan(acc.f, e.f) : fminnan(acc.f, e.f);
   }
   if (in) acc.i = wrap(dt, (uint32_t)acc.i);   /* a narrow sum wraps once, as step by step */
   else acc.f = rnd(dt, acc.f);
