@@ -317,11 +317,11 @@ static const Case cases[] = {
        a = load(A, [0, 0], [2, 2], valid=[0, 2]);
        store(O, [0, 0], col_sum(a)); store(O, [0, 0], col_max(a)); }),
    "O", "c c"},
-  {"sem-4.8", "reductions start from the first element: a sum of -0 values is -0",
+  {"sem-4.8", "sums start from +0 as pto-isa (sum = 0): a sum of -0 values is +0, a max of them -0",
    K(kernel k(A: f32[2,2] in = [-0, -0, -0, -0], O: f32[3,2] out) {
        a = load(A, [0, 0], [2, 2]);
-       store(O, [0, 0], col_sum(a)); store(O, [1, 0], row_sum(a)); }),
-   "O", "0x80000000 0x80000000 0x80000000 c 0x80000000 c"},
+       store(O, [0, 0], col_sum(a)); store(O, [1, 0], row_sum(a)); store(O, [2, 0], col_max(a)); }),
+   "O", "0x00000000 0x00000000 0x00000000 c 0x80000000 0x80000000"},
   {"sem-4.9", "i32 reductions: sums wrap; col_max col_min",
    K(kernel k(A: i32[2,3] in = [2147483647, 1, 5, -4, 8, -2147483648], O: i32[4,3] out) {
        a = load(A, [0, 0], [2, 3]);
@@ -337,6 +337,10 @@ static const Case cases[] = {
    K(kernel k(A: f16[1,3] in = [1024, 0.5, 0.5], O: f16[1,1] out) {
        store(O, [0, 0], row_sum(load(A, [0, 0], [1, 3]))); }),
    "O", "0x6401"},
+  {"sem-4.15", "f16 col_sum accumulates in f16, rounded at every step (1024 + .5 + .5 = 1024), as pto-isa TColSum",
+   K(kernel k(A: f16[3,1] in = [1024, 0.5, 0.5], O: f16[1,1] out) {
+       store(O, [0, 0], col_sum(load(A, [0, 0], [3, 1]))); }),
+   "O", "0x6400"},
   {"sem-4.12", "row_sum over partial valid rows",
    K(kernel k(A: f32[3,2] in = [1, 2, 3, 4, 5, 6], O: f32[3,1] out) {
        store(O, [0, 0], row_sum(load(A, [0, 0], [3, 2], valid=[2, 2]))); }),
