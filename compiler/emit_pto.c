@@ -1484,9 +1484,11 @@ static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
     bool consumer = (dir == PIPE_C2V) == aiv;
     const char *nmb = ir_fmt(e->c->A, "%s%s_fifo", dir == PIPE_C2V ? "c2v" : "v2c", id >= 2 ? "_split" : "");
     const char *buf = fresh(e, dir == PIPE_C2V ? "c2v" : "v2c");
-    /* a lane pops only its half of a split C2V entry: the last slot needs half its bytes, as
-     * memplan reserves (the slots stay whole-entry sized: the producer's layout, F-5) */
-    int reserve = e->pipe_slots[dir] * e->pipe_bytes[dir] - (dir == PIPE_C2V && id >= 2 ? e->pipe_bytes[dir] / 2 : 0);
+    /* a3: a lane pops only its half of a split C2V entry, whose slot is the whole entry (F-16):
+     * the last slot needs half its bytes (F-5; PTOAS's design note asks for slots x slot_size,
+     * v0.42 does not check it). a5's split slots are halves already. */
+    int reserve = e->pipe_slots[dir] * e->pipe_bytes[dir] -
+                  (dir == PIPE_C2V && id >= 2 && e->tgt == TGT_A2A3 ? e->pipe_bytes[dir] / 2 : 0);
     if (consumer)
       line(e, "%s = pto.reserve_buffer {name = \"%s\", size = %d, location = #pto.address_space<%s>, auto = true} -> i32",
            buf, nmb, reserve, dir == PIPE_C2V ? "vec" : "mat");
