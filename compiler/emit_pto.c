@@ -1326,17 +1326,46 @@ static void body(E *e, const Body *b) {
   e->nencl--;
 }
 
+/* The last statement in b defining v by op (kind < 0) or by an op of kind kind. */
+static const Stmt *def_match(const Body *b, const Var *v, int op, int kind) {
+  const Stmt *r = NULL;
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      const Stmt *x = def_match(&s->body, v, op, kind);
+      if (!x) x = def_match(&s->other, v, op, kind);
+      if (x) r = x;
+    } else if (s->dst == v && s->rhs.k == A_CALL &&
+               (kind < 0 ? (int)s->rhs.call->op == op : (int)ir_ops[s->rhs.call->op].kind == kind)) {
+      r = s;
+    }
+  }
+  return r;
+}
+
+/* The columns of the buffer a pushed tile windows: ptoas types a subview with its
+ * parent's shape (RF-10, F-2), and pto-isa writes a split C2V entry at that type's
+ * columns (TPush_gm: gmStrideR = TileProd::Cols, pto/cpu/TPush.hpp) */
+static int window_cols(const Body *top, const Var *t) {
+  for (int k = 0; k < 16; k++) {
+    const Stmt *s = def_match(top, t, -1, K_SLICE);
+    if (!s || avar(s->rhs.call, 0) == t) break;
+    t = avar(s->rhs.call, 0);
+  }
+  return t->C;
+}
+
 /* The static valid shape of every push, in the producer's program order (the
  * consumer's pops come in the same order; a replay branch repeats its lane-0 twin). */
-static void pushes(E *e, const Body *b, int dirf) {
+static void pushes(E *e, const Body *top, const Body *b, int dirf) {
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
     if (s->k == S_IF) {
-      pushes(e, &s->body, dirf);
+      pushes(e, top, &s->body, dirf);
       continue;
     }
     if (s->k != S_OP) {
-      pushes(e, &s->body, dirf);
+      pushes(e, top, &s->body, dirf);
       continue;
     }
     if (s->rhs.k != A_CALL || s->rhs.call->op != OP_tpush) continue;
@@ -1350,13 +1379,15 @@ static void pushes(E *e, const Body *b, int dirf) {
     e->pushv[dir][n][0] = t->svr, e->pushv[dir][n][1] = t->svc;
     e->pushE[dir][n][0] = t->R, e->pushE[dir][n][1] = t->C;
     e->pushcode[dir][n] = (int)ir_pos((Call *)c, 2)->num;
+    /* a split C2V of a window is written at its buffer's columns: popped at those */
+    if (dir == PIPE_C2V && e->pushcode[dir][n] != MODE_NONE) e->pushE[dir][n][1] = window_cols(top, t);
     /* the slot must hold the entry ptoc emits, padded (F-8). a5 cuts a C2V split
      * entry at half the padded tile, each half in a local slot of its own
      * (`TPush_c2v`: `splitIndex * SLOT_SIZE`); a3's GM FIFO puts the whole entry in
      * one slot (`TPush_gm` at `slotIndex * SLOT_SIZE`, lane 1 read at `+ rows * cols`),
      * so there the slot is the whole entry, as PTOAS defines SLOT_SIZE (F-16) */
     int Rp, Cp;
-    pto_shape(t->sp, t->dt, t->R, t->C, &Rp, &Cp);
+    pto_shape(t->sp, t->dt, t->R, e->pushE[dir][n][1], &Rp, &Cp);
     if (dir == PIPE_V2C && ir_layout(t->sp, t->R, t->C) == LAY_ROW)
       (void)v2c_width(t, e->pushcode[dir][n], &Rp, &Cp);   /* the slot holds the joined, padded mat tile */
     int bytes = Rp * Cp * ir_dtype_bytes(t->dt);
@@ -1375,19 +1406,9 @@ static void pushes(E *e, const Body *b, int dirf) {
  * from: those are emitted as B^T, [K, N] in the DN configuration, loaded
  * through a column-major view of GM. A mat tile with any other use cannot be. */
 static const Stmt *def_of(const Body *b, const Var *v) {
-  const Stmt *r = NULL;
-  for (int i = 0; i < b->n; i++) {
-    const Stmt *s = b->v[i];
-    if (s->k != S_OP) {
-      const Stmt *x = def_of(&s->body, v);
-      if (!x) x = def_of(&s->other, v);
-      if (x) r = x;
-    } else if (s->dst == v && s->rhs.k == A_CALL && s->rhs.call->op == OP_tmov) {
-      r = s;
-    }
-  }
-  return r;
+  return def_match(b, v, OP_tmov, -1);
 }
+
 
 /* Every definition of v is an alloc_tile or a tload from GM. */
 static bool only_loaded(const Body *b, const Var *v) {
@@ -1552,8 +1573,8 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
     }
   }
   const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
-  if (aic) pushes(&e, &aic->body, PIPE_C2V);
-  if (aiv) pushes(&e, &aiv->body, PIPE_V2C);
+  if (aic) pushes(&e, &aic->body, &aic->body, PIPE_C2V);
+  if (aiv) pushes(&e, &aiv->body, &aiv->body, PIPE_V2C);
   for (int d = 0; d < 2; d++)                   /* whole 512-byte units, as the model's slots */
     if (e.pipe_need[d] > e.pipe_bytes[d]) e.pipe_bytes[d] = (e.pipe_need[d] + 511) / 512 * 512;
   fprintf(out, "// %s: ptoc --emit=pto, target %s\n", k->name, k->target == TGT_A5 ? "a5" : "a3");

@@ -100,6 +100,14 @@ for f in corpus/seeds/*.ptk; do
   ok $? "real-e-$name ptoc --emit=pto on every split and target: PTO-AS or unsupported${bad:+ (not:$bad)}"
 done
 
+# (e2) a split C2V of a window of a wider acc is popped at the buffer's columns
+# (pto-isa writes it at the subview's parent-shaped type's; real-findings.md section 3)
+"$B/bin/ptoc" corpus/real/c2v-window-pitch.ptk --split=up_down --target=a2a3 --emit=pto > "$T/w.pto" 2>&1 &&
+  grep -q 'tpop_from_aic {id = 2, split = 1} -> !pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=32,' "$T/w.pto" &&
+  "$B/bin/ptoc" corpus/real/c2v-window-pitch.ptk --split=none --target=a2a3 --emit=pto > "$T/w0.pto" 2>&1 &&
+  grep -q 'tpop_from_aic {id = 0, split = 0} -> !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16,' "$T/w0.pto"
+ok $? "real-e2 an up_down C2V of a 16-column window of a 32-column acc pops 32 columns, unsplit 16"
+
 # (f) reduce against the real back end: the reproducer padded with statements that do not matter
 cat > "$T/pad.ptk" <<'EOF2'
 # padded: only x, r, the store of R and the mat load (the kernel must be mixed) matter
