@@ -453,7 +453,7 @@ static void v2c_push(E *e, Loc loc, int op, const Var *t, int code) {
   if (vC != W || (whole && !own)) {
     const char *w = fresh(e, t->name), *wty = tty(e, t->sp, t->dt, t->R, W);
     line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, vr, vc, wty);
-    line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", x, scalar_const(e, t->dt, -0.0), ty, dtn(t->dt), w, wty);
+    pitch_move(e, t->dt, x, ty, w, wty);
     if (whole) line(e, "pto.set_validshape %s, %s, %s : %s", w, vr, cidx(e, W), wty);
     line(e, "pto.tpush_to_aic(%s : %s) {id = %d, split = %d}", w, wty, pipe_id(PIPE_V2C, code), axis_code(code));
     return;
@@ -979,7 +979,7 @@ static void op_stmt(E *e, const Stmt *s) {
       line(e, "pto.tmov ins(%s : %s) outs(%s : %s)", x, pty, w2, pty);
       line(e, "pto.set_validshape %s, %s, %s : %s", w2, cidx(e, pR), cidx(e, pC), pty);
       line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, cidx(e, pR), cidx(e, pC), full);
-      line(e, "pto.tadds ins(%s, %s : %s, %s) outs(%s : %s)", w2, scalar_const(e, d->dt, -0.0), pty, dtn(d->dt), w, full);
+      pitch_move(e, d->dt, w2, pty, w, full);
       if (!whole) line(e, "pto.set_validshape %s, %s, %s : %s", w, vr, vc, full);
       e->cur[d->id] = w;
       e->ty[d->id] = full;
