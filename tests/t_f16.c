@@ -137,6 +137,22 @@ int main(void) {
   tap_ok(&t, bits(sim_round_f16(1.00048828125f)) == bits(1.0f), "f16-1.40", "round_f16(1 + 2^-11) = 1 (tie to even)");
   tap_ok(&t, bits(sim_round_f16(70000.0f)) == bits(INFINITY), "f16-1.41", "round_f16(70000) = +inf");
   tap_ok(&t, bits(sim_round_f16(-p25)) == 0x80000000u, "f16-1.42", "round_f16(-2^-25) = -0");
+  {   /* the fast path on f32 bits equals the two conversions: every sign, f32
+       * exponent and f16 mantissa, with the 13 dropped bits at and around the
+       * rounding boundaries (all 2^32 patterns were checked when it was written) */
+    static const uint32_t low[] = {0, 1, 0x0abc, 0x0fff, 0x1000, 0x1001, 0x1555, 0x1fff};
+    uint32_t badx = 0;
+    int nbad = 0;
+    for (uint32_t hi = 0; hi < (1u << 19); hi++)          /* sign, exponent, 10 mantissa bits */
+      for (size_t l = 0; l < sizeof low / sizeof low[0]; l++) {
+        uint32_t x = hi << 13 | low[l];
+        float f;
+        memcpy(&f, &x, 4);
+        if (bits(sim_round_f16(f)) != bits(sim_f16_to_f32(sim_f32_to_f16(f)))) nbad++, badx = x;
+      }
+    if (!tap_ok(&t, nbad == 0, "f16-1.46", "round_f16 equals f32 -> f16 -> f32 at every rounding boundary"))
+      tap_diag("%d differ, e.g. 0x%08x", nbad, badx);
+  }
   /* ---- exhaustive ---------------------------------------------------------------- */
   {
     int bad = -1, nbad = 0, nanbad = -1;
