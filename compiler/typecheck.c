@@ -716,7 +716,7 @@ static Type check_call(T *t, Call *c) {
   }
   r.lane = c->perlane && r.k == TY_TILE;
   /* Only a per-lane statement may read lane values or the lane variable. */
-  for (int i = 0; i < c->nargs; i++) {
+  for (int i = 0; !lane_ok && i < c->nargs; i++) {
     Arg *x = &c->args[i];
     bool bad = (x->k == A_VAR && x->var->kind == VK_TILE && x->var->lane) ||
                (x->k == A_CALL && x->call->ty.lane) ||
