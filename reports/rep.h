@@ -63,9 +63,10 @@ typedef struct {
 } DbTestcase;
 
 /* One transaction: insert the finding (hits 1, status new) or bump it (hits+1,
- * last_seen; the other columns keep their first values), then add the test
- * case unless the finding already has DB_TESTCASE_CAP of them. campaign <= 0:
- * no campaign. Sets *is_new (may be NULL). The finding id, or -1. */
+ * last_seen; the other columns keep their first values), count the hit in the
+ * campaign's sighting, then add the test case unless the finding already has
+ * DB_TESTCASE_CAP of them. campaign <= 0: no campaign (and no sighting). Sets
+ * *is_new (may be NULL). The finding id, or -1. */
 int64_t db_record(Db *d, int64_t campaign, const DbFinding *f, const DbTestcase *t, bool *is_new,
                   char *err, size_t errn);
 /* Several records in one transaction (a worker batches its findings). Fills
@@ -122,11 +123,17 @@ int db_merge(Db *d, const char *other_path, DbMergeStats *st, char *err, size_t 
 
 /* `ptofuzz db ...`: print to out; return an exit status, 0 ok, 1 error (an
  * unknown id, a database error: the message is in db_errmsg(d)). */
-int db_cmd_list(Db *d, FILE *out);              /* "ID STATUS HITS SIGNATURE SUMMARY" per finding */
-int db_cmd_show(Db *d, int64_t id, FILE *out);  /* fields, campaigns, test cases with their text */
+int db_cmd_list(Db *d, FILE *out);              /* a header, "ID STATUS HITS SIGNATURE SUMMARY" per finding,
+                                                   "(no findings)" when there is none */
+/* Fields, every campaign that saw it (its sightings and the campaigns of its
+ * test cases: a "campaigns" line, then "campaign N: hits H, engine ..." each),
+ * test cases with their text. */
+int db_cmd_show(Db *d, int64_t id, FILE *out);
 int db_cmd_stats(Db *d, FILE *out);             /* "key value" lines */
 /* A kernel file reproducing finding id: '#' lines (finding, signature,
- * variant, flags, seed) then its reduced text if any, else its first kernel. */
+ * variant, flags, seed; pto-check's `# expect: clean` and, when flags name
+ * exactly one defect of the model back end, `# defect: NAME -> KIND SIG`)
+ * then its reduced text if any, else its first kernel. */
 int db_cmd_export(Db *d, int64_t id, FILE *out);
 
 #endif
