@@ -680,8 +680,8 @@ static int reduce(int argc, char **argv) {
     char *e;
     id = strtoll(fid, &e, 10);
     if (!*fid || *e || id <= 0) return bad_arg("reduce", fid, "not a finding id");
-    if (!(d = db_open(dbpath, err, sizeof err))) {
-      fprintf(stderr, "ptofuzz: cannot open %s: %s\n", dbpath, err);
+    if (!(d = db_open_existing(dbpath, err, sizeof err))) {   /* never a new, empty file */
+      fprintf(stderr, "ptofuzz: reduce: cannot open %s\n", err);
       return 1;
     }
     if (!db_first_case(d, id, &dc, err, sizeof err)) {

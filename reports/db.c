@@ -834,7 +834,8 @@ int db_merge(Db *d, const char *other_path, DbMergeStats *st, char *err, size_t 
     fail(d, "%s: cannot merge a file into itself", other_path);
   } else if (!open_into(&o, other_path, true) || sqlite3_busy_timeout(o.h, BUSY_TIMEOUT_MS) != SQLITE_OK ||
              !schema_ok(&o, &v)) {
-    fail(d, "%s: %s", other_path, o.err);
+    bool notdb = o.h && sqlite3_errcode(o.h) == SQLITE_NOTADB;
+    fail(d, "%s: %s", other_path, notdb ? "not a ptofuzz findings database (not an SQLite file)" : o.err);
   } else if (v < DB_SCHEMA_VERSION) {
     fail(d, "%s: %s", other_path,
          v == 0 ? "not a ptofuzz findings database (no schema version)"

@@ -98,6 +98,11 @@ for c in list stats "show 1" "export 1" "status 1 new"; do
   [ $rc = 1 ] && [ ! -e "$T/nothere.db" ] && grep -q 'nothere.db: no such file' "$T/err"
   ok $? "dbcli-4.$i db $c of a missing database: an error, no file created"
 done
+"$F" reduce --finding=1 --db="$T/nothere.db" > /dev/null 2> "$T/err"
+[ $? = 1 ] && [ ! -e "$T/nothere.db" ] && grep -q 'nothere.db: no such file' "$T/err"
+ok $? "dbcli-4.6 reduce --finding of a missing database: an error, no file created"
+"$F" db merge "$T/junk.db" --db="$T/m4.db" 2>&1 | grep -q 'junk.db: not a ptofuzz findings database (not an SQLite file)'
+ok $? "dbcli-4.7 merge says a non-SQLite file is not a findings database"
 
 # an export: pto-check's header, and diff honours its flags and seed
 id=$(q "$T/m.db" "select id from finding where signature like 'miscompile|up_down|%' order by id limit 1")
