@@ -539,8 +539,9 @@ int fz_run(const FzRunOpts *o) {
     int n = 0;
     for (int w = 0; w < nw; w++)
       if (kids[w].fd >= 0) pf2[n].fd = kids[w].fd, pf2[n].events = POLLIN, n++;
+    int pipes = n;
     pf2[n].fd = p.sigfd, pf2[n].events = POLLIN, n++;
-    poll(pf2, (nfds_t)n, 200);
+    poll(pf2, (nfds_t)n, pipes ? 200 : 50);    /* no pipe left: only reaping to wait for */
     /* before reaping: a worker that died of the same signal is no crash */
     struct signalfd_siginfo si;
     while (read(p.sigfd, &si, sizeof si) == (ssize_t)sizeof si)

@@ -78,7 +78,9 @@ static int usage(void) { return usage_of(NULL, stderr, 1); }
 /* A usage error that names the argument. */
 static int bad_arg(const char *cmd, const char *arg, const char *why) {
   fprintf(stderr, "ptofuzz: %s: %s '%s'\n", cmd, why ? why : "unknown or malformed argument", arg);
-  return usage_of(cmd, stderr, 1);
+  char first[16];                               /* "bench defects": bench's usage */
+  snprintf(first, sizeof first, "%.*s", (int)strcspn(cmd, " "), cmd);
+  return usage_of(first, stderr, 1);
 }
 
 static int version(void) {
