@@ -53,9 +53,13 @@ ok $? "campaign-3.2 the killed campaign's database takes the next campaign"
 # or SIGTERM still ends its row and prints its summary; no worker is taken
 # for a crash
 if command -v setsid > /dev/null; then
-  setsid "$F" run --time=20 --seed=13 --jobs=2 --bugs=odd-floor-half --db="$T/i.db" --quiet > "$T/isum" 2> "$T/ierr" &
+  setsid "$F" run --time=30 --seed=13 --jobs=2 --bugs=odd-floor-half --db="$T/i.db" --quiet > "$T/isum" 2> "$T/ierr" &
   pid=$!
-  sleep 2
+  sleep 1
+  for w in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do   # until it has stored a finding (a slow build: longer)
+    [ "$(sqlite3 "$T/i.db" 'select count(*) from testcase' 2>/dev/null)" -ge 1 ] 2>/dev/null && break
+    sleep 1
+  done
   kill -INT -"$pid"
   wait "$pid"; rc=$?
   [ $rc = 130 ] && grep -q '^summary: kernels=[1-9][0-9]* .* seed=13 stopped=SIGINT db=' "$T/isum"
