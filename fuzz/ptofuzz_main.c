@@ -146,7 +146,7 @@ static bool kernel_opt(const char *a, FzRunOpts *o) {
   const char *b;
   if (flag(a, "--backend=", &b)) {
     o->backend = !strcmp(b, "model") ? FZ_MODEL : !strcmp(b, "ptoas") ? FZ_PTOAS : !strcmp(b, "both") ? FZ_MODEL | FZ_PTOAS : -1;
-    return true;
+    return o->backend > 0;                      /* an unknown back end: a usage error that names it */
   }
   if (num(a, "--real-every=", &v) && v >= 1) o->real_every = (int)v;
   else if (num(a, "--real-batch=", &v) && v >= 1) o->real_batch = (int)v;
@@ -273,8 +273,8 @@ static int bench(int argc, char **argv) {
   }
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
   if (o.backend < 0 || o.backend == (FZ_MODEL | FZ_PTOAS)) {
-    fputs("ptofuzz: bench throughput: --backend= takes model or ptoas\n", stderr);
-    return 1;
+    fputs("ptofuzz: bench throughput: '--backend=both' is not a benchmark (model or ptoas)\n", stderr);
+    return usage_of("bench", stderr, 1);
   }
   return fz_bench_throughput(&o);
 }

@@ -53,6 +53,8 @@ chk cli-5.8 "ptofuzz reduce names an unknown option" "'--fast'" "$F" reduce "$K"
 chk cli-5.9 "ptoc names an unknown option" "'--opt=3'" "$B/bin/ptoc" "$K" --opt=3
 chk cli-5.10 "ptosim names an unknown option" "'--fast'" "$B/bin/ptosim" "$K" --reference --fast
 chk cli-5.11 "pto-check names an unknown option" "'--frob'" "$B/bin/pto-check" --frob
+chk cli-5.14 "ptofuzz run names an unknown back end" "'--backend=gpu'" "$F" run --backend=gpu --db="$T/x.db"
+chk cli-5.15 "ptofuzz bench throughput names --backend=both" "'--backend=both'" "$F" bench throughput --backend=both
 "$F" frobnicate > /dev/null 2> "$T/err"
 [ $? = 1 ] && grep -q "unknown command 'frobnicate'" "$T/err"
 ok $? "cli-5.12 ptofuzz names an unknown command"
