@@ -1,19 +1,23 @@
 /* ptoc_main.c — the ptoc command: FILE -> diagnostics, or the IR printed
  * after the requested pass. Exit 0 ok, 1 usage or kernel error. */
 #include "ptoc.h"
+#include "pto_version.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int usage(void) {
+/* The usage text: on stderr for a usage error (exit 1), on stdout for --help (exit 0). */
+static int usage_to(FILE *f, int rc) {
   fputs("usage: ptoc FILE [--split=none|up_down|left_right] [--target=a2a3|a5] [--unroll=auto|off]\n"
-        "            [--print-after=PASS|all] [--stop-after=PASS] [--bugs=LIST] [--allow-mixed-modes]\n"
+        "            [--print-after=PASS|all] [--stop-after=PASS] [--bugs=LIST|all] [--allow-mixed-modes]\n"
         "            [--emit=ptk|pto]   pto: the lowered program as PTO-AS text for ptoas\n"
-        "passes:", stderr);
-  for (int i = 0; ir_pass_names[i]; i++) fprintf(stderr, " %s", ir_pass_names[i]);
-  fputc('\n', stderr);
-  return 1;
+        "       ptoc --help | --version\n"
+        "passes:", f);
+  for (int i = 0; ir_pass_names[i]; i++) fprintf(f, " %s", ir_pass_names[i]);
+  fputc('\n', f);
+  return rc;
 }
+static int usage(void) { return usage_to(stderr, 1); }
 
 static bool known_pass(const char *p, bool all_ok) {
   if (all_ok && !strcmp(p, "all")) return true;
@@ -30,6 +34,8 @@ int main(int argc, char **argv) {
   bool pto = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage_to(stdout, 0);
+    if (!strcmp(a, "--version")) return printf("ptoc %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
     if (ir_comp_flag(&co, a)) continue;
     if (!strncmp(a, "--bugs=", 7)) bugs = a + 7;
     else if (!strcmp(a, "--emit=pto")) pto = true;
@@ -41,7 +47,10 @@ int main(int argc, char **argv) {
       return usage();
     } else file = a;
   }
-  if (!file) return usage();
+  if (!file) {
+    fputs("ptoc: no kernel FILE given\n", stderr);
+    return usage();
+  }
   if (!ir_bugs_option("ptoc", bugs, &co.bugs)) return 1;
   Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {

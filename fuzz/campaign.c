@@ -12,10 +12,23 @@
  * so the same seed and count give the same rows whatever the interleaving. A
  * worker that dies is replaced, and the kernel in flight recorded as a crash
  * (its text regenerated from i); one that spends longer than the watchdog on
- * one kernel is killed and the kernel recorded as a hang. */
+ * one kernel is killed and the kernel recorded as a hang.
+ *
+ * Stopping. SIGINT and SIGTERM are blocked in the parent for the whole run
+ * and read from a signalfd that sits in the parent's poll set, so no handler
+ * and no global flag exist: the signal lands in the campaign value
+ * (Parent.stop_sig). The model's workers ignore both (a terminal's ^C reaches
+ * the whole process group, and a worker killed by it must not look like a
+ * crash); the parent then kills its workers, keeps the findings of the
+ * kernels they finished, ends the campaign row (kernels, seconds, end), prints
+ * the summary with stopped=SIGNAL and exits 128 + the signal number. A
+ * finding that cannot be stored (a full disk, a read-only or broken file)
+ * stops the campaign the same way (stopped=db-error, exit 2, the reason on
+ * stderr); the summary counts only the findings that were stored. */
 #include "fz.h"
 #include "orc.h"
 #include "rep.h"
+#include "pto_version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +39,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -276,6 +290,10 @@ typedef struct {
   char **seen;                                  /* signatures of this campaign */
   int nseen, capseen;
   int64_t committed, crashes;
+  int sigfd;                                    /* SIGINT / SIGTERM, blocked and read here */
+  sigset_t oldmask;                             /* the mask to restore in workers */
+  int stop_sig;                                 /* the signal that stopped the run, 0 none */
+  char dberr[320];                              /* the first finding not stored: the reason; "" none */
 } Parent;
 
 static void pend_push(Parent *p, Msg m) {
@@ -305,7 +323,8 @@ static void note_sig(Parent *p, const char *sig) {
   p->seen[p->nseen++] = strdup(sig);
 }
 
-static void record(Parent *p, const Msg *m) {
+/* Store one finding; false (the reason in p->dberr) when it cannot be. */
+static bool record(Parent *p, const Msg *m) {
   char err[256];
   bool is_new;
   DbFinding f = {m->s[0], m->s[1], m->s[2], m->s[3], m->s[4], m->s[5], m->s[6], m->s[7], m->s[5]};
@@ -314,19 +333,23 @@ static void record(Parent *p, const Msg *m) {
   if (m->variant >= ORC_NVARIANT) snprintf(flags, sizeof flags, "--bugs=%s --backend=ptoas", names);
   else snprintf(flags, sizeof flags, "--bugs=%s schedule=%s", names, m->sched ? "random" : "rr");
   DbTestcase t = {m->s[8], NULL, m->s[9], flags,
-                  fz_kernel_seed(p->o->seed, m->index), 0};
-  if (db_record(p->db, p->campaign, &f, &t, &is_new, err, sizeof err) < 0)
-    fprintf(stderr, "ptofuzz: database: %s\n", err);
+                  fz_kernel_seed(p->o->seed, m->index), fz_count_stmts(m->s[8])};
+  if (db_record(p->db, p->campaign, &f, &t, &is_new, err, sizeof err) < 0) {
+    snprintf(p->dberr, sizeof p->dberr, "%s", err);
+    return false;
+  }
   note_sig(p, m->s[0]);
   p->committed++;
+  return true;
 }
 
-/* Commit, in kernel order, every finding of a kernel below `frontier`. */
+/* Commit, in kernel order, every finding of a kernel below `frontier`; after a
+ * finding that could not be stored, none. */
 static void commit_upto(Parent *p, int64_t frontier) {
-  if (!p->np) return;
+  if (!p->np || p->dberr[0]) return;
   qsort(p->pend, (size_t)p->np, sizeof *p->pend, msg_cmp);
   int k = 0;
-  while (k < p->np && p->pend[k].index < frontier) {
+  while (k < p->np && p->pend[k].index < frontier && !p->dberr[0]) {
     record(p, &p->pend[k]);
     for (int j = 0; j < NSTR; j++) free(p->pend[k].s[j]);
     k++;
@@ -406,6 +429,9 @@ static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, int64_t start, doubl
   if (pid < 0) die("fork: %s", strerror(errno));
   if (!pid) {
     close(fds[0]);
+    close(p->sigfd);
+    if (!rt) signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN);   /* the parent stops the model's workers */
+    sigprocmask(SIG_SETMASK, &p->oldmask, NULL);
     if (rt) real_worker(p->o, p->pol, rt, jobs, deadline, sh, fds[1], parent);
     worker(p->o, p->pol, jobs, start, deadline, sh, fds[1], parent);
   }
@@ -481,15 +507,23 @@ int fz_run(const FzRunOpts *o) {
   char names[500];
   ir_bugs_format(o->bugs, names, sizeof names);
   DbCampaign dc = {backend == FZ_MODEL ? "prng" : backend == FZ_PTOAS ? "prng+ptoas" : "prng+model+ptoas", poltext, names,
-                   PTOFUZZ_VERSION, o->seed};
+                   PTOFUZZ_VERSION "+" PTO_COMMIT, o->seed, NULL};
   Parent p = {.o = o, .pol = &pol, .db = db};
   p.campaign = db_campaign_begin(db, &dc);
   free(poltext);
   if (p.campaign < 0) {
-    fprintf(stderr, "ptofuzz: cannot start a campaign in %s\n", o->db);
+    fprintf(stderr, "ptofuzz: cannot start a campaign in %s: %s\n", o->db, db_errmsg(db));
     db_close(db);
-    return 1;
+    return 2;
   }
+  /* SIGINT and SIGTERM: blocked, and read from a descriptor in the poll set */
+  sigset_t stopset;
+  sigemptyset(&stopset);
+  sigaddset(&stopset, SIGINT);
+  sigaddset(&stopset, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stopset, &p.oldmask);
+  p.sigfd = signalfd(-1, &stopset, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (p.sigfd < 0) die("signalfd: %s", strerror(errno));
   /* slots 0..nm-1: the model's workers; slot nm: the real back end's */
   int nm = backend & FZ_MODEL ? jobs : 0, nw = nm + (backend & FZ_PTOAS ? 1 : 0);
   Shared *sh = mmap(NULL, sizeof(Shared) * (size_t)nw, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -501,13 +535,29 @@ int fz_run(const FzRunOpts *o) {
   if (nw > nm) spawn(&p, &kids[nm], &sh[nm], jobs, 0, deadline, &rt);
   int live = nw;
   while (live) {
-    struct pollfd pf2[MAXJOBS + 1];
+    struct pollfd pf2[MAXJOBS + 2];
     int n = 0;
     for (int w = 0; w < nw; w++)
       if (kids[w].fd >= 0) pf2[n].fd = kids[w].fd, pf2[n].events = POLLIN, n++;
-    if (n) poll(pf2, (nfds_t)n, 200);
-    else usleep(50000);
+    int pipes = n;
+    pf2[n].fd = p.sigfd, pf2[n].events = POLLIN, n++;
+    poll(pf2, (nfds_t)n, pipes ? 200 : 50);    /* no pipe left: only reaping to wait for */
+    /* before reaping: a worker that died of the same signal is no crash */
+    struct signalfd_siginfo si;
+    while (read(p.sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+      if (!p.stop_sig) p.stop_sig = (int)si.ssi_signo;
     for (int w = 0; w < nw; w++) read_kid(&p, &kids[w]);
+    if (p.stop_sig || p.dberr[0]) {
+      /* stop: the workers go, the kernels they finished keep their findings */
+      for (int w = 0; w < nw; w++)
+        if (kids[w].pid) kill(kids[w].pid, SIGKILL);
+      for (int w = 0; w < nw; w++) {
+        if (kids[w].pid) waitpid(kids[w].pid, NULL, 0), kids[w].pid = 0;
+        read_kid(&p, &kids[w]);
+        if (kids[w].fd >= 0) close(kids[w].fd), kids[w].fd = -1;
+      }
+      break;
+    }
     for (int w = 0; w < nw; w++) {
       int st;
       bool hung;
@@ -547,27 +597,46 @@ int fz_run(const FzRunOpts *o) {
   }
   commit_upto(&p, INT64_MAX);
   double secs = fz_now() - t0;
-  int64_t k = 0, valid = 0, fnd = 0;
-  for (int w = 0; w < nm; w++) k += sh[w].kernels, valid += sh[w].valid, fnd += sh[w].findings;
+  int64_t k = 0, valid = 0;
+  for (int w = 0; w < nm; w++) k += sh[w].kernels, valid += sh[w].valid;
   if (!o->quiet && nm) status(sh, nm, secs, p.nseen, true, stderr);
   char real[200] = "";
   if (nw > nm) {
     const Shared *r = &sh[nm];
-    fnd += r->findings;
     if (!nm) k = r->real_kernels, valid = r->real_kernels;
     snprintf(real, sizeof real, " real_kernels=%lld real_checks=%lld real_errors=%lld", (long long)r->real_kernels,
              (long long)r->real_checks, (long long)r->real_errors);
   }
-  db_campaign_end(db, p.campaign, k, secs);
-  printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f%s db=%s\n",
-         (long long)k, k ? (double)valid / k : 0.0, (long long)fnd, p.nseen, secs, secs > 0 ? k / secs : 0.0, real, o->db);
+  /* the row is ended whatever stopped the run: kernels, seconds, end */
+  bool ended = db_campaign_end(db, p.campaign, k, secs);
+  if (!ended && !p.dberr[0]) snprintf(p.dberr, sizeof p.dberr, "ending the campaign: %s", db_errmsg(db));
+  char stopped[64] = "";
+  if (p.dberr[0]) snprintf(stopped, sizeof stopped, " stopped=db-error");
+  else if (p.stop_sig) snprintf(stopped, sizeof stopped, " stopped=%s", p.stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+  /* findings= and unique= count what the database holds, never more */
+  printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f%s seed=%llu%s db=%s\n",
+         (long long)k, k ? (double)valid / k : 0.0, (long long)p.committed, p.nseen, secs, secs > 0 ? k / secs : 0.0, real,
+         (unsigned long long)o->seed, stopped, o->db);
+  fflush(stdout);
   int rc = nw > nm && sh[nm].real_checks && sh[nm].real_errors == sh[nm].real_checks ? 2 : 0;   /* the tools never ran */
+  if (p.dberr[0]) {
+    fprintf(stderr, "ptofuzz: run: stopped: a finding could not be recorded in %s: %s\n", o->db, p.dberr);
+    if (!ended && !strstr(p.dberr, "ending the campaign"))
+      fprintf(stderr, "ptofuzz: run: nor could the campaign row be ended: %s\n", db_errmsg(db));
+    rc = 2;
+  } else if (p.stop_sig) {
+    rc = 128 + p.stop_sig;
+  }
   db_close(db);
   munmap(sh, sizeof(Shared) * (size_t)nw);
   for (int i = 0; i < p.nseen; i++) free(p.seen[i]);
   free(p.seen);
+  for (int i = 0; i < p.np; i++)
+    for (int j = 0; j < NSTR; j++) free(p.pend[i].s[j]);
   free(p.pend);
   for (int w = 0; w < nw; w++) free(kids[w].buf);
+  close(p.sigfd);
+  sigprocmask(SIG_SETMASK, &p.oldmask, NULL);
   return rc;
 }
 

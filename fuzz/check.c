@@ -47,6 +47,7 @@
 #include "fz.h"
 #include "orc.h"
 #include "rep.h"
+#include "pto_version.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -77,6 +78,7 @@ typedef struct {
 static int usage(FILE *f, int rc) {
   fputs("usage: pto-check [PATH...] [--bugs=LIST|all] [--db=F] [--backend=model]\n"
         "       pto-check --backend=ptoas [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [PATH...]\n"
+        "       pto-check --help | --version\n"
         "  replays reproducers (default: every *.ptk in corpus/regress/, with --backend=ptoas\n"
         "  in corpus/real/) and prints TAP; exit 0 all ok, 3 some not ok, 1 usage or input error\n", f);
   return rc;
@@ -455,6 +457,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout, 0);
+    if (!strcmp(a, "--version")) return printf("pto-check %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
     if (!strncmp(a, "--bugs=", 7)) bugs_text = a + 7, bugs_flag = true;
     else if (!strncmp(a, "--db=", 5) && a[5]) db = a + 5;
     else if (!strncmp(a, "--backend=", 10)) backend = a + 10;

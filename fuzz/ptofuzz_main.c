@@ -4,14 +4,21 @@
  *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]
  *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]
  *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
- *   db (list|show ID|stats|merge F...|export ID) [--db=F]
+ *   db (init|list|show ID|stats|export ID|status ID new|triaged|fixed|wontfix|merge F...) [--db=F]
  *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
  *          [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]
  *   reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]
- * `diff` runs the check in a child process so a crash becomes an outcome. */
+ * Every command and subcommand answers --help (usage on stdout, exit 0) and
+ * --version; a usage error names the bad argument (exit 1). `run` without
+ * --seed draws a fresh seed (/dev/urandom, else the clock) that the summary
+ * line and the campaign row record. `diff` honours a reproducer's `# flags:`
+ * and `# seed:` header lines (`ptofuzz db export`) unless the command line
+ * sets them. `diff` runs the check in a child process so a crash becomes an
+ * outcome. */
 #include "fz.h"
 #include "orc.h"
 #include "rep.h"
+#include "pto_version.h"
 
 #include <sys/stat.h>
 
@@ -21,21 +28,89 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-static int usage(void) {
-  fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D] [--jobs=J] [--keep-work]\n"
-        "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]\n"
-        "                   [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N] [--ptoas=P] [--pto-isa=D]\n"
-        "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
-        "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]\n"
-        "                            [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
-        "       ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
-        "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n"
-        "       ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
-        "                           [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]\n"
-        "       ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]\n", stderr);
-  return 1;
+/* The usage lines of each command (DESIGN section 12). */
+static const struct {
+  const char *cmd, *text;
+} usages[] = {
+    {"diff", "ptofuzz diff FILE [--bugs=LIST|all] [--seed=N] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D]\n"
+             "                  [--jobs=J] [--keep-work]     exit 0 clean, 3 finding; honours FILE's # flags: / # seed:\n"},
+    {"run", "ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST|all] [--policy=F]\n"
+            "                [--random-every=N] [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N]\n"
+            "                [--ptoas=P] [--pto-isa=D] [--quiet]     no --seed: a fresh random seed\n"},
+    {"gen", "ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"},
+    {"bench", "ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST|all]\n"
+              "                [--random-every=N] [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
+              "ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"},
+    {"db", "ptofuzz db init|list|stats [--db=F]     init: create (or upgrade) the file\n"
+           "ptofuzz db show|export ID [--db=F]\n"
+           "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
+           "ptofuzz db merge F... [--db=F]     fold F... into the database (default findings.db)\n"},
+    {"reduce", "ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST|all] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
+               "                [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]\n"
+               "ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]\n"},
+};
+enum { NUSAGE = sizeof usages / sizeof *usages };
+
+/* The usage of cmd (every command's when cmd is NULL or unknown), each line
+ * headed "usage: " or indented; returns rc. */
+static int usage_of(const char *cmd, FILE *f, int rc) {
+  bool any = false, first = true;
+  for (int i = 0; i < NUSAGE; i++) any |= cmd && !strcmp(cmd, usages[i].cmd);
+  for (int i = 0; i < NUSAGE; i++) {
+    if (any && strcmp(cmd, usages[i].cmd)) continue;
+    for (const char *t = usages[i].text; *t;) {
+      size_t n = strcspn(t, "\n");
+      bool cont = t[0] == ' ';                  /* a continuation line keeps its own indent */
+      fprintf(f, "%s%.*s\n", cont ? "" : first ? "usage: " : "       ", (int)n, t);
+      if (!cont) first = false;
+      t += n + (t[n] == '\n');
+    }
+  }
+  if (!any) fputs("       ptofuzz --help | --version     (every command takes --help and --version too)\n", f);
+  return rc;
+}
+
+static int usage(void) { return usage_of(NULL, stderr, 1); }
+
+/* A usage error that names the argument. */
+static int bad_arg(const char *cmd, const char *arg, const char *why) {
+  fprintf(stderr, "ptofuzz: %s: %s '%s'\n", cmd, why ? why : "unknown or malformed argument", arg);
+  char first[16];                               /* "bench defects": bench's usage */
+  snprintf(first, sizeof first, "%.*s", (int)strcspn(cmd, " "), cmd);
+  return usage_of(first, stderr, 1);
+}
+
+static int version(void) {
+  printf("ptofuzz %s (commit %s)\n", PTO_VERSION, PTO_COMMIT);
+  return 0;
+}
+
+/* --seed=N: a decimal uint64, exactly (a double would round seeds above 2^53). */
+static bool seed_opt(const char *a, uint64_t *out) {
+  if (strncmp(a, "--seed=", 7) || a[7] < '0' || a[7] > '9') return false;
+  char *e;
+  errno = 0;
+  unsigned long long v = strtoull(a + 7, &e, 10);
+  if (*e || errno) return false;
+  *out = v;
+  return true;
+}
+
+/* A fresh campaign seed: 8 bytes of /dev/urandom, else the clock and the pid. */
+static uint64_t fresh_seed(void) {
+  uint64_t v = 0;
+  FILE *f = fopen("/dev/urandom", "rb");
+  bool got = f && fread(&v, sizeof v, 1, f) == 1;
+  if (f) fclose(f);
+  if (!got) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v = fz_kernel_seed((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, getpid());
+  }
+  return v;
 }
 
 static bool num(const char *a, const char *key, double *out) {
@@ -71,30 +146,33 @@ static bool kernel_opt(const char *a, FzRunOpts *o) {
   const char *b;
   if (flag(a, "--backend=", &b)) {
     o->backend = !strcmp(b, "model") ? FZ_MODEL : !strcmp(b, "ptoas") ? FZ_PTOAS : !strcmp(b, "both") ? FZ_MODEL | FZ_PTOAS : -1;
-    return true;
+    return o->backend > 0;                      /* an unknown back end: a usage error that names it */
   }
   if (num(a, "--real-every=", &v) && v >= 1) o->real_every = (int)v;
   else if (num(a, "--real-batch=", &v) && v >= 1) o->real_batch = (int)v;
   else if (flag(a, "--ptoas=", &o->ptoas) || flag(a, "--pto-isa=", &o->pto_isa)) {
   } else if (num(a, "--time=", &v)) o->seconds = v, o->count = 0;
   else if (num(a, "--count=", &v)) o->count = (int64_t)v;
-  else if (num(a, "--seed=", &v)) o->seed = (uint64_t)v;
-  else if (num(a, "--random-every=", &v) && v >= 1) o->random_every = (int)v;
+  else if (seed_opt(a, &o->seed)) {
+  } else if (num(a, "--random-every=", &v) && v >= 1) o->random_every = (int)v;
   else return flag(a, "--policy=", &o->policy_path) || flag(a, "--bugs=", &o->bugs_text);
   return true;
 }
 
 static int run(int argc, char **argv) {
   FzRunOpts o = {.seconds = 60, .jobs = 1, .db = "findings.db", .bugs_text = getenv("PTOFUZZ_BUGS")};
+  bool seeded = false;
   for (int i = 0; i < argc; i++) {
     double v;
     const char *a = argv[i];
+    seeded |= !strncmp(a, "--seed=", 7);
     if (kernel_opt(a, &o)) continue;
-    if (num(a, "--jobs=", &v)) o.jobs = (int)v;
+    if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
     else if (flag(a, "--db=", &o.db)) {
     } else if (!strcmp(a, "--quiet")) o.quiet = true;
-    else return usage();
+    else return bad_arg("run", a, NULL);
   }
+  if (!seeded) o.seed = fresh_seed();           /* printed on the summary line, kept in the campaign row */
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
   if (o.backend < 0) {
     fputs("ptofuzz: run: --backend= takes model, ptoas or both\n", stderr);
@@ -105,15 +183,16 @@ static int run(int argc, char **argv) {
 }
 
 static int gen(int argc, char **argv) {
-  double seed = 0, count = 1;
+  double count = 1;
+  uint64_t seed = 0;
   const char *out = NULL, *policy = NULL;
   bool stats = false, print_policy = false;
   for (int i = 0; i < argc; i++) {
-    if (num(argv[i], "--seed=", &seed) || num(argv[i], "--count=", &count) || flag(argv[i], "--out=", &out) ||
+    if (seed_opt(argv[i], &seed) || num(argv[i], "--count=", &count) || flag(argv[i], "--out=", &out) ||
         flag(argv[i], "--policy=", &policy)) {
     } else if (!strcmp(argv[i], "--stats")) stats = true;
     else if (!strcmp(argv[i], "--print-policy")) print_policy = true;
-    else return usage();
+    else return bad_arg("gen", argv[i], NULL);
   }
   FzPolicy pol;
   fz_policy_default(&pol);
@@ -133,7 +212,7 @@ static int gen(int argc, char **argv) {
   uint64_t feat[FZ_NFEAT] = {0};
   for (int64_t i = 0; i < (int64_t)count; i++) {
     FzSrc src;
-    fz_src_seed(&src, fz_kernel_seed((uint64_t)seed, i));
+    fz_src_seed(&src, fz_kernel_seed(seed, i));
     FzKernel *k = fz_generate(&pol, &src);
     uint8_t f[FZ_NFEAT];
     fz_features(k, f);
@@ -173,59 +252,127 @@ static int bench_defects(int argc, char **argv) {
     if (num(a, "--time=", &v) && v > 0) o.seconds = v;
     else if (num(a, "--trials=", &v) && v >= 1 && v <= 1000) o.trials = (int)v;
     else if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
-    else if (num(a, "--seed=", &v)) o.seed = (uint64_t)v;
-    else if (!flag(a, "--policy=", &o.policy_path)) return usage();
+    else if (seed_opt(a, &o.seed)) {
+    } else if (!flag(a, "--policy=", &o.policy_path)) return bad_arg("bench defects", a, NULL);
   }
   return fz_bench_defects(&o);
 }
 
 static int bench(int argc, char **argv) {
   if (argc >= 1 && !strcmp(argv[0], "defects")) return bench_defects(argc, argv);
-  if (argc < 1 || strcmp(argv[0], "throughput")) return usage();
+  if (argc < 1) {
+    fputs("ptofuzz: bench: which benchmark? (throughput or defects)\n", stderr);
+    return usage_of("bench", stderr, 1);
+  }
+  if (strcmp(argv[0], "throughput")) return bad_arg("bench", argv[0], "unknown benchmark");
   FzRunOpts o = {.seconds = 10, .seed = 1, .bugs_text = getenv("PTOFUZZ_BUGS")};
   for (int i = 1; i < argc; i++) {
     double v;
     if (num(argv[i], "--jobs=", &v) && v >= 1) o.jobs = (int)v;
-    else if (!kernel_opt(argv[i], &o)) return usage();
+    else if (!kernel_opt(argv[i], &o)) return bad_arg("bench throughput", argv[i], NULL);
   }
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
   if (o.backend < 0 || o.backend == (FZ_MODEL | FZ_PTOAS)) {
-    fputs("ptofuzz: bench throughput: --backend= takes model or ptoas\n", stderr);
-    return 1;
+    fputs("ptofuzz: bench throughput: '--backend=both' is not a benchmark (model or ptoas)\n", stderr);
+    return usage_of("bench", stderr, 1);
   }
   return fz_bench_throughput(&o);
+}
+
+/* A finding id: a positive decimal integer, else a message naming it. */
+static bool finding_id(const char *sub, const char *a, int64_t *id) {
+  char *e;
+  errno = 0;
+  long long v = strtoll(a, &e, 10);
+  if (*a && !*e && !errno && v > 0) {
+    *id = v;
+    return true;
+  }
+  fprintf(stderr, "ptofuzz: db %s: '%s' is not a finding id (a positive integer, as `ptofuzz db list` shows)\n",
+          sub, a);
+  return false;
+}
+
+/* `db merge F...`: every file, each in its own transaction; a file that fails
+ * (missing, not a findings database, damaged) is named and skipped. Exit 0
+ * when every file merged, 1 otherwise. */
+static int db_merge_cmd(Db *d, const char *const *files, int n) {
+  int failed = 0;
+  for (int i = 0; i < n; i++) {
+    char err[512];
+    DbMergeStats st;
+    if (db_merge(d, files[i], &st, err, sizeof err) < 0) {
+      fprintf(stderr, "ptofuzz: db merge: %s\n", err);
+      failed++;
+      continue;
+    }
+    printf("merged %s: campaigns=%lld already_present=%lld kernels=%lld new_findings=%lld hits=%lld\n", files[i],
+           (long long)st.campaigns, (long long)st.known, (long long)st.kernels, (long long)st.findings_new,
+           (long long)st.hits);
+  }
+  if (failed) fprintf(stderr, "ptofuzz: db merge: %d of %d files not merged\n", failed, n);
+  return failed ? 1 : 0;
 }
 
 static int dbcmd(int argc, char **argv) {
   const char *path = "findings.db", *args[64];
   int n = 0;
   for (int i = 0; i < argc; i++) {
-    if (flag(argv[i], "--db=", &path)) continue;
-    if (n < 64) args[n++] = argv[i];
+    const char *a = argv[i];
+    if (flag(a, "--db=", &path)) continue;
+    bool number = a[0] == '-' && a[1] >= '0' && a[1] <= '9';   /* `db show -1`: an id, if a bad one */
+    if (a[0] == '-' && !number) return bad_arg("db", a, NULL);
+    if (n == 64) return bad_arg("db", a, "too many arguments, from");
+    args[n++] = a;
   }
-  if (!n) return usage();
-  char err[256];
-  Db *d = db_open(path, err, sizeof err);
+  if (!n) {
+    fputs("ptofuzz: db: which subcommand? (init, list, show, stats, export, status or merge)\n", stderr);
+    return usage_of("db", stderr, 1);
+  }
+  const char *sub = args[0];
+  static const struct {
+    const char *name;
+    int min, max;                               /* arguments after the subcommand */
+    const char *what;
+  } subs[] = {{"init", 0, 0, ""}, {"list", 0, 0, ""}, {"stats", 0, 0, ""}, {"show", 1, 1, " ID"}, {"export", 1, 1, " ID"},
+              {"status", 2, 2, " ID new|triaged|fixed|wontfix"}, {"merge", 1, 63, " F..."}};
+  int k = 0, ns = (int)(sizeof subs / sizeof *subs);
+  while (k < ns && strcmp(sub, subs[k].name)) k++;
+  if (k == ns) return bad_arg("db", sub, "unknown subcommand");
+  if (n - 1 < subs[k].min || n - 1 > subs[k].max) {
+    if (n - 1 > subs[k].max) fprintf(stderr, "ptofuzz: db %s: unexpected argument '%s'\n", sub, args[subs[k].max + 1]);
+    else fprintf(stderr, "ptofuzz: db %s: missing argument (db %s%s)\n", sub, sub, subs[k].what);
+    return usage_of("db", stderr, 1);
+  }
+  int64_t id = 0;
+  if (subs[k].min && strcmp(sub, "merge") && !finding_id(sub, args[1], &id)) return 1;
+  char err[512];
+  /* init and merge write (and may create) the database; the others need it to exist */
+  bool create = !strcmp(sub, "merge") || !strcmp(sub, "init");
+  Db *d = create ? db_open(path, err, sizeof err) : db_open_existing(path, err, sizeof err);
   if (!d) {
-    fprintf(stderr, "ptofuzz: cannot open %s: %s\n", path, err);
+    fprintf(stderr, "ptofuzz: db %s: cannot open %s\n", sub, err);
     return 1;
   }
   int rc = 1;
-  char *e = NULL;
-  long long id = n > 1 ? strtoll(args[1], &e, 10) : 0;
-  bool idok = n == 2 && e && !*e;
-  if (!strcmp(args[0], "list") && n == 1) rc = db_cmd_list(d, stdout);
-  else if (!strcmp(args[0], "stats") && n == 1) rc = db_cmd_stats(d, stdout);
-  else if (!strcmp(args[0], "show") && idok) rc = db_cmd_show(d, id, stdout);
-  else if (!strcmp(args[0], "export") && idok) rc = db_cmd_export(d, id, stdout);
-  else if (!strcmp(args[0], "merge") && n > 1) {
+  if (!strcmp(sub, "init")) rc = printf("%s: findings database, schema version %d\n", path, db_schema_version(d)) < 0;
+  else if (!strcmp(sub, "list")) rc = db_cmd_list(d, stdout);
+  else if (!strcmp(sub, "stats")) rc = db_cmd_stats(d, stdout);
+  else if (!strcmp(sub, "show")) rc = db_cmd_show(d, id, stdout);
+  else if (!strcmp(sub, "export")) rc = db_cmd_export(d, id, stdout);
+  else if (!strcmp(sub, "merge")) rc = db_merge_cmd(d, args + 1, n - 1);
+  else if (db_set_status(d, id, args[2], err, sizeof err)) {
+    printf("finding %lld: status %s\n", (long long)id, args[2]);
     rc = 0;
-    for (int i = 1; i < n && !rc; i++)
-      if (db_merge(d, args[i], err, sizeof err)) rc = 0;
-      else fprintf(stderr, "ptofuzz: merge %s: %s\n", args[i], err), rc = 1;
   } else {
+    fprintf(stderr, "ptofuzz: db status: %s\n", err);
     db_close(d);
-    return usage();
+    return 1;
+  }
+  if (rc && strcmp(sub, "merge")) fprintf(stderr, "ptofuzz: db %s: %s (%s)\n", sub, db_errmsg(d), path);
+  if (fflush(stdout)) {
+    fprintf(stderr, "ptofuzz: db %s: cannot write the output\n", sub);
+    rc = 1;
   }
   db_close(d);
   return rc;
@@ -297,33 +444,116 @@ static int diff_real(const Src *src, uint64_t seed, uint32_t bugs, const RealToo
   return rc.finding ? 3 : rc.toolerr ? 2 : 0;
 }
 
+/* A reproducer's header (`ptofuzz db export`, fuzz/check.c's format): the
+ * lines `# flags: --bugs=LIST [--backend=ptoas] [schedule=rr|random]` and
+ * `# seed: N`, at the start of a line anywhere in the file. Sets *bugs and
+ * *backend from the flags and *seed from the seed line, each only where
+ * given (*bugs_set, *seed_set). False (message printed) on a malformed line. */
+static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *bugs_set, const char **backend,
+                        uint64_t *seed, bool *seed_set) {
+  int line = 0;
+  for (const char *p = src->text, *end = src->text + src->len; p < end;) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf - 1 ? n : sizeof buf - 1), p);
+    p += n + (eol != NULL);
+    line++;
+    if (buf[0] != '#') continue;
+    char *h = buf + 1 + strspn(buf + 1, " \t"), *save = NULL, err[256];
+    if (!strncmp(h, "flags:", 6)) {
+      for (char *t = strtok_r(h + 6, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+        if (!strncmp(t, "--bugs=", 7)) {
+          if (!strcmp(t + 7, "all")) *bugs = (1u << BUG_N) - 1;
+          else if (!ir_bugs_parse(t + 7, bugs, err, sizeof err)) {
+            fprintf(stderr, "%s:%d: error: # flags: %s\n", file, line, err);
+            return false;
+          }
+          *bugs_set = true;
+        } else if (!strncmp(t, "--backend=", 10) && (!strcmp(t + 10, "model") || !strcmp(t + 10, "ptoas"))) {
+          *backend = !strcmp(t + 10, "ptoas") ? "ptoas" : "model";
+        } else if (strcmp(t, "schedule=rr") && strcmp(t, "schedule=random")) {
+          /* diff runs both schedules: the schedule a campaign saw it under is covered */
+          fprintf(stderr, "%s:%d: error: # flags: unknown flag '%s' (--bugs=LIST, --backend=model|ptoas, "
+                          "schedule=rr|random)\n", file, line, t);
+          return false;
+        }
+      }
+    } else if (!strncmp(h, "seed:", 5)) {
+      char *v = h + 5 + strspn(h + 5, " \t"), *e;
+      size_t k = strcspn(v, " \t\r");
+      errno = 0;
+      unsigned long long x = strtoull(v, &e, 10);
+      if (!k || v[0] < '0' || v[0] > '9' || e != v + k || errno) {
+        if (!strcmp(v, "-")) continue;            /* exported without a seed */
+        fprintf(stderr, "%s:%d: error: # seed: '%s' is not a decimal seed\n", file, line, v);
+        return false;
+      }
+      *seed = x;
+      *seed_set = true;
+    }
+  }
+  return true;
+}
+
 static int diff(int argc, char **argv) {
-  const char *file = NULL, *backend = "model", *ptoas = NULL, *isa = NULL;
+  const char *file = NULL, *backend = NULL, *ptoas = NULL, *isa = NULL;
   OrcOpts o = {.bisect = true, .sched_seed = 1};
-  const char *bugs = getenv("PTOFUZZ_BUGS");
+  const char *bugs = NULL;
   double jobs = 2;
-  bool keep = false;
+  bool keep = false, seeded = false;
   for (int i = 0; i < argc; i++) {
-    if (!strncmp(argv[i], "--seed=", 7)) o.input_seed = strtoull(argv[i] + 7, NULL, 10);
+    if (seed_opt(argv[i], &o.input_seed)) seeded = true;
     else if (!strcmp(argv[i], "--keep-work")) keep = true;
     else if (flag(argv[i], "--bugs=", &bugs) || flag(argv[i], "--backend=", &backend) ||
-             flag(argv[i], "--ptoas=", &ptoas) || flag(argv[i], "--pto-isa=", &isa) || num(argv[i], "--jobs=", &jobs)) {
-    } else if (argv[i][0] == '-' || file) return usage();
+             flag(argv[i], "--ptoas=", &ptoas) || flag(argv[i], "--pto-isa=", &isa) ||
+             (num(argv[i], "--jobs=", &jobs) && jobs >= 1)) {
+    } else if (argv[i][0] == '-') return bad_arg("diff", argv[i], NULL);
+    else if (file) return bad_arg("diff", argv[i], "a second FILE");
     else file = argv[i];
   }
-  if (!parse_bugs(bugs, &o.bugs)) return 1;
-  if (!file) return usage();
+  if (bugs && !parse_bugs(bugs, &o.bugs)) return 1;
+  if (!file) {
+    fputs("ptofuzz: diff: no kernel FILE given\n", stderr);
+    return usage_of("diff", stderr, 1);
+  }
+  Arena *A = ir_arena_new();
+  Src src;
+  if (!read_kernel(A, file, &src)) return 1;
+  /* the command line first, then the file's header, then $PTOFUZZ_BUGS */
+  uint32_t hbugs = 0;
+  uint64_t hseed = 0;
+  bool hbugs_set = false, hseed_set = false;
+  const char *hbackend = NULL;
+  if (!diff_header(file, &src, &hbugs, &hbugs_set, &hbackend, &hseed, &hseed_set)) {
+    ir_arena_free(A);
+    return 1;
+  }
+  if (!bugs && hbugs_set) o.bugs = hbugs;
+  else if (!bugs && !parse_bugs(getenv("PTOFUZZ_BUGS"), &o.bugs)) {
+    ir_arena_free(A);
+    return 1;
+  }
+  if (!backend) backend = hbackend ? hbackend : "model";
+  if (!seeded && hseed_set) o.input_seed = hseed, o.sched_seed = hseed | 1;   /* as the campaign ran it */
+  if ((!bugs && hbugs_set) || (!seeded && hseed_set)) {
+    char names[600];
+    ir_bugs_format(o.bugs, names, sizeof names);
+    fprintf(stderr, "diff: from %s's header: --bugs=%s --seed=%llu (random schedule seed %llu)\n", file, names,
+            (unsigned long long)o.input_seed, (unsigned long long)o.sched_seed);
+  }
   bool model = !strcmp(backend, "model") || !strcmp(backend, "both");
   bool real = !strcmp(backend, "ptoas") || !strcmp(backend, "both");
   if (!model && !real) {
     fprintf(stderr, "ptofuzz: diff: unknown back end '%s' (model, ptoas or both)\n", backend);
+    ir_arena_free(A);
     return 1;
   }
   RealTools tools;
-  if (real && !real_tools(&tools, ptoas, isa)) return 2;
-  Arena *A = ir_arena_new();
-  Src src;
-  if (!read_kernel(A, file, &src)) return 1;
+  if (real && !real_tools(&tools, ptoas, isa)) {
+    ir_arena_free(A);
+    return 2;
+  }
   if (!model) {
     int rc = diff_real(&src, o.input_seed, o.bugs, &tools, jobs < 1 ? 1 : (int)jobs, keep);
     if (rc != 1) printf("verdict=%s\n", rc == 3 ? "finding" : rc == 2 ? "tool-error" : "clean");
@@ -405,7 +635,7 @@ static int reduce(int argc, char **argv) {
     if (!strncmp(a, "--seed=", 7)) {
       char *e;
       co.input_seed = strtoull(a + 7, &e, 10);
-      if (!a[7] || *e) return usage();
+      if (!a[7] || *e) return bad_arg("reduce", a, NULL);
       seeded = true;
     } else if (flag(a, "--signature=", &sig) || flag(a, "--bugs=", &bugs) || flag(a, "--finding=", &fid) ||
                flag(a, "-o=", &out) || flag(a, "--backend=", &backend) || flag(a, "--ptoas=", &ptoas) ||
@@ -413,10 +643,18 @@ static int reduce(int argc, char **argv) {
     } else if (flag(a, "--db=", &dbpath)) opt_db = true;
     else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (num(a, "--max-calls=", &calls) || num(a, "--time=", &secs) || (num(a, "--jobs=", &jobs) && jobs >= 1)) {
-    } else if (a[0] == '-' || file) return usage();
+    } else if (a[0] == '-') return bad_arg("reduce", a, NULL);
+    else if (file) return bad_arg("reduce", a, "a second FILE");
     else file = a;
   }
-  if (!file == !fid || (fid && (sig || bugs || seeded)) || (file && opt_db) || (calls && calls < 2)) return usage();
+  const char *why = !file == !fid ? "give either FILE or --finding=ID"
+                    : fid && (sig || bugs || seeded) ? "--finding=ID takes the signature, defects and seed from the database"
+                    : file && opt_db ? "--db=F goes with --finding=ID"
+                    : calls && calls < 2 ? "--max-calls= must be at least 2" : NULL;
+  if (why) {
+    fprintf(stderr, "ptofuzz: reduce: %s\n", why);
+    return usage_of("reduce", stderr, 1);
+  }
   if (backend && strcmp(backend, "model") && strcmp(backend, "ptoas")) {
     fprintf(stderr, "ptofuzz: reduce: unknown back end '%s' (model or ptoas)\n", backend);
     return 1;
@@ -443,9 +681,9 @@ static int reduce(int argc, char **argv) {
   } else {
     char *e;
     id = strtoll(fid, &e, 10);
-    if (!*fid || *e) return usage();
-    if (!(d = db_open(dbpath, err, sizeof err))) {
-      fprintf(stderr, "ptofuzz: cannot open %s: %s\n", dbpath, err);
+    if (!*fid || *e || id <= 0) return bad_arg("reduce", fid, "not a finding id");
+    if (!(d = db_open_existing(dbpath, err, sizeof err))) {   /* never a new, empty file */
+      fprintf(stderr, "ptofuzz: reduce: cannot open %s\n", err);
       return 1;
     }
     if (!db_first_case(d, id, &dc, err, sizeof err)) {
@@ -567,6 +805,13 @@ int main(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   mallopt(M_TOP_PAD, 16 << 20);
   if (argc < 2) return usage();
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return usage_of(NULL, stdout, 0);
+  if (!strcmp(argv[1], "--version")) return version();
+  /* every subcommand: --help and --version wherever they stand */
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage_of(argv[1], stdout, 0);
+    if (!strcmp(argv[i], "--version")) return version();
+  }
   if (!strcmp(argv[1], "diff")) return diff(argc - 2, argv + 2);
   if (!strcmp(argv[1], "run")) return run(argc - 2, argv + 2);
   if (!strcmp(argv[1], "gen")) return gen(argc - 2, argv + 2);

@@ -5,7 +5,7 @@
  * and several processes may write it at once: each waits up to 10 s for the
  * write lock (busy_timeout) and retries a busy BEGIN or COMMIT a few times.
  * The schema version is PRAGMA user_version; PRAGMA application_id marks the
- * file as ours ('PTOF'). Schema version 1, in full:
+ * file as ours ('PTOF'). Schema version 2, in full:
  *
  *   CREATE TABLE campaign(
  *     id INTEGER PRIMARY KEY,
@@ -17,7 +17,8 @@
  *     started TEXT,             -- ISO-8601 UTC
  *     ended TEXT,               -- NULL while running (or if the run died)
  *     kernels INTEGER,          -- kernels checked
- *     seconds REAL);
+ *     seconds REAL,
+ *     uid TEXT);                -- the campaign's identity across files (v2)
  *   CREATE TABLE finding(
  *     id INTEGER PRIMARY KEY,
  *     signature TEXT UNIQUE NOT NULL,   -- kind|mode|code|op|pass|pattern
@@ -25,7 +26,7 @@
  *     summary TEXT,             -- one line, from the first hit
  *     first_seen TEXT,          -- ISO-8601 UTC
  *     last_seen TEXT,
- *     hits INTEGER,
+ *     hits INTEGER,             -- all hits: the sum of its sightings, and hits outside campaigns
  *     status TEXT CHECK(status IN ('new','triaged','fixed','wontfix')) DEFAULT 'new',
  *     first_bad_pass TEXT);
  *   CREATE TABLE testcase(
@@ -39,9 +40,30 @@
  *     flags TEXT,               -- e.g. --bugs=odd-floor-half
  *     statements INTEGER);      -- statement count of kernel
  *   CREATE INDEX testcase_finding ON testcase(finding);
+ *   CREATE UNIQUE INDEX campaign_uid ON campaign(uid);                      -- v2
+ *   CREATE TABLE sighting(                                                   -- v2
+ *     finding INTEGER NOT NULL REFERENCES finding(id),
+ *     campaign INTEGER NOT NULL REFERENCES campaign(id),
+ *     hits INTEGER NOT NULL,    -- the finding's hits in that campaign
+ *     PRIMARY KEY(finding, campaign)) WITHOUT ROWID;
  *   PRAGMA application_id = 1347702598;   -- 0x50544F46, 'PTOF'
- *   PRAGMA user_version = 1;
+ *   PRAGMA user_version = 2;
  *
+ * Version 1 had neither campaign.uid nor sighting. Opening a version 1 file
+ * upgrades it (upgrade[1]): each campaign gets the uid
+ * "v1:ENGINE:SEED:STARTED:N" (N tells apart campaigns equal in those three),
+ * which is the same in every copy of the file, so copies merged before the
+ * upgrade are still recognised; sightings are rebuilt from the test cases,
+ * and the hits they miss (test cases are capped) go to the finding's first
+ * campaign. A new campaign's uid is 32 hex digits from /dev/urandom.
+ *
+ * Merging (db_merge) goes by identity: a campaign whose uid the target
+ * already holds is skipped with its sightings, hits and test cases, so the
+ * same campaign is never counted twice however files are merged (A into B,
+ * then B into C and A into C); finding hits are summed over the campaigns
+ * that are new. Hits recorded outside a campaign have no identity and are
+ * added by every merge that carries them.
+
  * At most DB_TESTCASE_CAP test cases are kept per finding (the first ones), to
  * bound the file. Foreign keys are enforced. Timestamps are written, never
  * read back to order or select anything: rows are ordered by id. */
@@ -53,6 +75,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 enum {
   BUSY_TIMEOUT_MS = 10000,                      /* wait for another writer's lock */
@@ -79,6 +103,20 @@ static const char *const upgrade[DB_SCHEMA_VERSION] = {
     " campaign INTEGER REFERENCES campaign(id), kernel TEXT NOT NULL, reduced TEXT,"
     " seed INTEGER, variant TEXT, flags TEXT, statements INTEGER);"
     "CREATE INDEX testcase_finding ON testcase(finding);",
+    /* 1 -> 2: campaign identity and sightings (see the header comment) */
+    "ALTER TABLE campaign ADD COLUMN uid TEXT;"
+    "UPDATE campaign SET uid = printf('v1:%s:%s:%s:%d', coalesce(engine, ''), coalesce(seed, ''),"
+    " coalesce(started, ''), (SELECT count(*) FROM campaign c WHERE c.id < campaign.id AND c.engine IS campaign.engine"
+    "  AND c.seed IS campaign.seed AND c.started IS campaign.started));"
+    "CREATE UNIQUE INDEX campaign_uid ON campaign(uid);"
+    "CREATE TABLE sighting("
+    " finding INTEGER NOT NULL REFERENCES finding(id), campaign INTEGER NOT NULL REFERENCES campaign(id),"
+    " hits INTEGER NOT NULL, PRIMARY KEY(finding, campaign)) WITHOUT ROWID;"
+    "INSERT INTO sighting(finding, campaign, hits) SELECT finding, campaign, count(*) FROM testcase"
+    " WHERE finding IS NOT NULL AND campaign IS NOT NULL GROUP BY finding, campaign;"
+    "UPDATE sighting SET hits = hits + max(0, (SELECT coalesce(f.hits, 0) FROM finding f WHERE f.id = sighting.finding)"
+    " - (SELECT sum(s.hits) FROM sighting s WHERE s.finding = sighting.finding))"
+    " WHERE campaign = (SELECT min(s.campaign) FROM sighting s WHERE s.finding = sighting.finding);",
 };
 
 /* Add a test case unless its finding (?1) already has ?9 of them. */
@@ -324,18 +362,28 @@ static bool open_into(Db *d, const char *path, bool readonly) {
   return true;
 }
 
-Db *db_open(const char *path, char *err, size_t errn) {
+static Db *open_db(const char *path, bool create, char *err, size_t errn) {
   Db *d = calloc(1, sizeof *d);
   if (!d) {
     if (err && errn) snprintf(err, errn, "%s: out of memory", path);
     return NULL;
   }
-  if (open_into(d, path, false) && setup(d)) return d;
+  int rc = sqlite3_open_v2(path, &d->h, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), NULL);
+  if (rc != SQLITE_OK) {
+    /* without CREATE, a missing file is SQLITE_CANTOPEN: say so plainly */
+    if (!create && access(path, F_OK)) fail(d, "no such file (a database is read, not created, here)");
+    else fail(d, "%s", d->h ? sqlite3_errmsg(d->h) : sqlite3_errstr(rc));
+  } else if (setup(d)) {
+    return d;
+  }
   if (err && errn) snprintf(err, errn, "%s: %s", path, d->err);
   if (sqlite3_close(d->h) != SQLITE_OK) bug("closing %s after an error: a statement is still open", path);
   free(d);
   return NULL;
 }
+
+Db *db_open(const char *path, char *err, size_t errn) { return open_db(path, true, err, errn); }
+Db *db_open_existing(const char *path, char *err, size_t errn) { return open_db(path, false, err, errn); }
 
 void db_close(Db *d) {
   if (!d) return;
@@ -371,15 +419,33 @@ bool db_check(Db *d, char *err, size_t errn) {
 
 /* ---- campaigns ----------------------------------------------------------------- */
 
+/* A fresh campaign uid: 32 hex digits from /dev/urandom, or, failing that,
+ * from the clock, the process id and an address (never reproducible). */
+static void fresh_uid(char out[33]) {
+  uint64_t w[2] = {0, 0};
+  FILE *f = fopen("/dev/urandom", "rb");
+  bool got = f && fread(w, sizeof w, 1, f) == 1;
+  if (f) fclose(f);
+  if (!got) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    w[0] = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec;
+    w[1] = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)&ts;
+  }
+  snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, w[0], w[1]);
+}
+
 int64_t db_campaign_begin(Db *d, const DbCampaign *c) {
   static const char what[] = "beginning a campaign";
   int64_t id = -1;
+  char uid[33];
+  fresh_uid(uid);
   if (!tx_begin(d, what)) return -1;
-  sqlite3_stmt *s = prep(d, "INSERT INTO campaign(engine, seed, policy, defects, tool_version, started, kernels, seconds)"
-                            " VALUES(?1, ?2, ?3, ?4, ?5, " NOW ", 0, 0)");
+  sqlite3_stmt *s = prep(d, "INSERT INTO campaign(engine, seed, policy, defects, tool_version, started, kernels, seconds,"
+                            " uid) VALUES(?1, ?2, ?3, ?4, ?5, " NOW ", 0, 0, ?6)");
   bool ok = s && bind_text(d, s, 1, c->engine) && bind_int(d, s, 2, to_s64(c->seed)) &&
             bind_text(d, s, 3, c->policy) && bind_text(d, s, 4, c->defects) && bind_text(d, s, 5, c->tool_version) &&
-            done(d, s, what);
+            bind_text(d, s, 6, c->uid ? c->uid : uid) && done(d, s, what);
   if (ok) id = sqlite3_last_insert_rowid(d->h);
   fin(&s);
   return tx_end(d, ok, what) ? id : -1;
@@ -440,6 +506,11 @@ static int64_t record1(Db *d, int64_t campaign, const DbFinding *f, const DbTest
          done(d, s, what);
     if (ok) id = sqlite3_last_insert_rowid(d->h);
   }
+  fin(&s);
+  ok = ok && (campaign <= 0 ||
+              ((s = prep(d, "INSERT INTO sighting(finding, campaign, hits) VALUES(?1, ?2, 1)"
+                            " ON CONFLICT(finding, campaign) DO UPDATE SET hits = hits + 1")) &&
+               bind_int(d, s, 1, id) && bind_int(d, s, 2, campaign) && done(d, s, "counting a sighting")));
   fin(&s);
   if (!ok) return -1;
   if (is_new) *is_new = fresh;
@@ -579,17 +650,126 @@ static bool same_file(Db *d, const char *real) {
   return same;
 }
 
-/* Copy o's test cases of finding `from` to d's finding `to` (capped). */
-static bool merge_testcases(Db *d, Db *o, int64_t from, int64_t to, int64_t coff) {
+/* A campaign of the other file: its id there, its id in d, whether d held it
+ * already (then nothing of it is merged again). Read in id order. */
+typedef struct {
+  int64_t from, to;
+  bool known;
+} CampMap;
+
+typedef struct {
+  CampMap *v;
+  int n, cap;
+} CampMaps;
+
+static const CampMap *camp_find(const CampMaps *m, int64_t from) {
+  int lo = 0, hi = m->n - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (m->v[mid].from == from) return &m->v[mid];
+    if (m->v[mid].from < from) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NULL;
+}
+
+/* o's campaigns into d: those whose uid d holds are mapped to d's row and
+ * marked known, the others copied (new ids). */
+static bool merge_campaigns(Db *d, Db *o, CampMaps *m, DbMergeStats *st) {
+  sqlite3_stmt *q = prep(o, "SELECT id, engine, seed, policy, defects, tool_version, started, ended, kernels, seconds,"
+                            " uid FROM campaign ORDER BY id");
+  sqlite3_stmt *look = q ? prep(d, "SELECT id FROM campaign WHERE uid = ?1") : NULL;
+  sqlite3_stmt *s = look ? prep(d, "INSERT INTO campaign(engine, seed, policy, defects, tool_version, started, ended,"
+                                   " kernels, seconds, uid) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+                         : NULL;
+  bool ok = s != NULL;
+  int rc = 0;
+  while (ok && (rc = step(o, q, "reading campaigns")) == SQLITE_ROW) {
+    if (m->n == m->cap && !(m->v = realloc(m->v, (size_t)(m->cap = m->cap ? 2 * m->cap : 16) * sizeof *m->v)))
+      bug("out of memory");
+    CampMap *c = &m->v[m->n++];
+    *c = (CampMap){.from = col_int(q, 0)};
+    int lr = SQLITE_DONE;
+    if (sqlite3_column_type(q, 10) != SQLITE_NULL) {
+      ok = bind_col(d, look, 1, q, 10) && (lr = step(d, look, "looking up a campaign")) != 0;
+      if (lr == SQLITE_ROW) c->to = col_int(look, 0), c->known = true;
+      rewind_stmt(look);
+    }
+    if (ok && !c->known) {
+      for (int k = 1; k <= 10 && ok; k++) ok = bind_col(d, s, k, q, k);
+      ok = ok && done(d, s, "copying a campaign");
+      c->to = sqlite3_last_insert_rowid(d->h);
+      rewind_stmt(s);
+      if (st) st->campaigns++, st->kernels += col_int(q, 8);
+    } else if (ok && st) {
+      st->known++;
+    }
+  }
+  ok = ok && rc == SQLITE_DONE;
+  fin(&q);
+  fin(&look);
+  fin(&s);
+  return ok;
+}
+
+/* The hits o's finding `from` brings: those of its sightings in new campaigns,
+ * and those outside any campaign (total minus all sightings). */
+static bool merge_hits(Db *o, const CampMaps *m, int64_t from, int64_t total, int64_t *add, int *nsight) {
+  sqlite3_stmt *q = prep(o, "SELECT campaign, hits FROM sighting WHERE finding = ?1");
+  int rc = q && bind_int(o, q, 1, from) ? SQLITE_ROW : 0;
+  int64_t all = 0, fresh = 0;
+  *nsight = 0;
+  while (rc && (rc = step(o, q, "reading sightings")) == SQLITE_ROW) {
+    const CampMap *c = camp_find(m, col_int(q, 0));
+    all += col_int(q, 1);
+    if (c && !c->known) fresh += col_int(q, 1);
+    ++*nsight;
+  }
+  fin(&q);
+  *add = fresh + (total > all ? total - all : 0);
+  return rc == SQLITE_DONE;
+}
+
+/* o's sightings of finding `from` in new campaigns, as d's finding `to`. */
+static bool merge_sightings(Db *d, Db *o, const CampMaps *m, int64_t from, int64_t to) {
+  sqlite3_stmt *q = prep(o, "SELECT campaign, hits FROM sighting WHERE finding = ?1 ORDER BY campaign");
+  sqlite3_stmt *s = q ? prep(d, "INSERT INTO sighting(finding, campaign, hits) VALUES(?1, ?2, ?3)"
+                                " ON CONFLICT(finding, campaign) DO UPDATE SET hits = hits + excluded.hits")
+                      : NULL;
+  int rc = s && bind_int(o, q, 1, from) ? SQLITE_ROW : 0;
+  bool ok = rc;
+  while (ok && (rc = step(o, q, "reading sightings")) == SQLITE_ROW) {
+    const CampMap *c = camp_find(m, col_int(q, 0));
+    if (!c || c->known) continue;
+    ok = bind_int(d, s, 1, to) && bind_int(d, s, 2, c->to) && bind_col(d, s, 3, q, 1) &&
+         done(d, s, "copying a sighting");
+    rewind_stmt(s);
+  }
+  fin(&s);
+  fin(&q);
+  return ok && rc == SQLITE_DONE;
+}
+
+/* Copy o's test cases of finding `from` to d's finding `to`: not those of a
+ * known campaign, not one d's finding already holds (same text, seed, variant
+ * and flags), up to the per-finding cap. */
+static bool merge_testcases(Db *d, Db *o, const CampMaps *m, int64_t from, int64_t to) {
   sqlite3_stmt *q = prep(o, "SELECT kernel, reduced, seed, variant, flags, statements, campaign"
                             " FROM testcase WHERE finding = ?1 ORDER BY id");
-  sqlite3_stmt *s = q ? prep(d, add_testcase_sql) : NULL;
+  sqlite3_stmt *s = q ? prep(d, "INSERT INTO testcase(finding, campaign, kernel, reduced, seed, variant, flags,"
+                                " statements) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
+                                " WHERE (SELECT count(*) FROM testcase WHERE finding = ?1) < ?9 AND NOT EXISTS"
+                                " (SELECT 1 FROM testcase WHERE finding = ?1 AND kernel = ?3 AND seed IS ?5"
+                                "  AND variant IS ?6 AND flags IS ?7)")
+                      : NULL;
   int rc = s && bind_int(o, q, 1, from) ? SQLITE_ROW : 0;
   bool ok = rc;
   while (ok && (rc = step(o, q, "reading test cases")) == SQLITE_ROW) {
+    const CampMap *c = NULL;
     bool nocamp = sqlite3_column_type(q, 6) == SQLITE_NULL;
-    ok = bind_int(d, s, 1, to) && (nocamp ? bind_null(d, s, 2) : bind_int(d, s, 2, col_int(q, 6) + coff));
-    for (int c = 0; c < 6 && ok; c++) ok = bind_col(d, s, 3 + c, q, c);
+    if (!nocamp && (!(c = camp_find(m, col_int(q, 6))) || c->known)) continue;   /* no such campaign: dangling */
+    ok = bind_int(d, s, 1, to) && (nocamp ? bind_null(d, s, 2) : bind_int(d, s, 2, c->to));
+    for (int k = 0; k < 6 && ok; k++) ok = bind_col(d, s, 3 + k, q, k);
     ok = ok && bind_int(d, s, 9, DB_TESTCASE_CAP) && done(d, s, "copying a test case");
     rewind_stmt(s);
   }
@@ -599,70 +779,54 @@ static bool merge_testcases(Db *d, Db *o, int64_t from, int64_t to, int64_t coff
 }
 
 /* The merge proper, inside d's write and o's read transaction. */
-static int merge_rows(Db *d, Db *o) {
-  int64_t coff;
-  int added = 0;
+static bool merge_rows(Db *d, Db *o, DbMergeStats *st) {
+  CampMaps m = {0};
   sqlite3_stmt *q = NULL, *s = NULL, *u = NULL;
-  if (!query_int(d, "SELECT coalesce(max(id), 0) FROM campaign", &coff)) return -1;
-
-  /* campaigns, renumbered after d's */
-  bool ok = (q = prep(o, "SELECT id, engine, seed, policy, defects, tool_version, started, ended, kernels, seconds"
-                         " FROM campaign ORDER BY id")) &&
-            (s = prep(d, "INSERT INTO campaign(id, engine, seed, policy, defects, tool_version, started, ended,"
-                         " kernels, seconds) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
-  int rc = ok ? SQLITE_ROW : 0;
-  while (ok && (rc = step(o, q, "reading campaigns")) == SQLITE_ROW) {
-    ok = bind_int(d, s, 1, col_int(q, 0) + coff);
-    for (int c = 1; c < 10 && ok; c++) ok = bind_col(d, s, c + 1, q, c);
-    ok = ok && done(d, s, "copying a campaign");
-    rewind_stmt(s);
-  }
-  ok = ok && rc == SQLITE_DONE;
-  fin(&q);
-  fin(&s);
-
-  /* findings by signature, then their test cases */
-  ok = ok &&
+  bool ok = merge_campaigns(d, o, &m, st) &&
        (q = prep(o, "SELECT id, signature, kind, mode, code, op, pass, pattern, summary, first_seen, last_seen,"
-                    " hits, coalesce(status, 'new'), first_bad_pass FROM finding ORDER BY id")) &&
+                    " coalesce(hits, 0), coalesce(status, 'new'), first_bad_pass FROM finding ORDER BY id")) &&
        (s = prep(d, "INSERT INTO finding(signature, kind, mode, code, op, pass, pattern, summary, first_seen,"
                     " last_seen, hits, status, first_bad_pass)"
                     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")) &&
-       (u = prep(d, "UPDATE finding SET hits = coalesce(hits, 0) + coalesce(?2, 0),"
+       (u = prep(d, "UPDATE finding SET hits = coalesce(hits, 0) + ?2,"
                     " first_seen = CASE WHEN first_seen IS NULL OR ?3 < first_seen THEN ?3 ELSE first_seen END,"
                     " last_seen = CASE WHEN last_seen IS NULL OR ?4 > last_seen THEN ?4 ELSE last_seen END,"
                     " summary = coalesce(summary, ?5), first_bad_pass = coalesce(first_bad_pass, ?6)"
                     " WHERE id = ?1"));
-  rc = ok ? SQLITE_ROW : 0;
+  int rc = ok ? SQLITE_ROW : 0;
   while (ok && (rc = step(o, q, "reading findings")) == SQLITE_ROW) {
-    int64_t from = col_int(q, 0), to = find_signature(d, col_dash(q, 1));
-    if (to < 0) {
-      ok = false;
-    } else if (to == 0) {
-      for (int c = 1; c < 14 && ok; c++) ok = bind_col(d, s, c, q, c);
+    int64_t from = col_int(q, 0), to = find_signature(d, col_dash(q, 1)), add = 0;
+    int nsight = 0;
+    ok = to >= 0 && merge_hits(o, &m, from, col_int(q, 11), &add, &nsight);
+    if (!ok || (!add && nsight)) continue;      /* every hit from campaigns d holds: nothing new */
+    if (to == 0) {
+      for (int c = 1; c < 14 && ok; c++) ok = c == 11 ? bind_int(d, s, c, add) : bind_col(d, s, c, q, c);
       ok = ok && done(d, s, "adding a finding");
       to = sqlite3_last_insert_rowid(d->h);
       rewind_stmt(s);
-      added++;
+      if (st) st->findings_new++;
     } else {
-      ok = bind_int(d, u, 1, to) && bind_col(d, u, 2, q, 11) && bind_col(d, u, 3, q, 9) && bind_col(d, u, 4, q, 10) &&
+      ok = bind_int(d, u, 1, to) && bind_int(d, u, 2, add) && bind_col(d, u, 3, q, 9) && bind_col(d, u, 4, q, 10) &&
            bind_col(d, u, 5, q, 8) && bind_col(d, u, 6, q, 13) && done(d, u, "updating a finding");
       if (ok && sqlite3_changes(d->h) != 1) bug("finding %" PRId64 " vanished inside a transaction", to);
       rewind_stmt(u);
     }
-    ok = ok && merge_testcases(d, o, from, to, coff);
+    if (st) st->hits += add;
+    ok = ok && merge_sightings(d, o, &m, from, to) && merge_testcases(d, o, &m, from, to);
   }
   ok = ok && rc == SQLITE_DONE;
   fin(&q);
   fin(&s);
   fin(&u);
-  return ok ? added : -1;
+  free(m.v);
+  return ok;
 }
 
-int db_merge(Db *d, const char *other_path, char *err, size_t errn) {
+int db_merge(Db *d, const char *other_path, DbMergeStats *st, char *err, size_t errn) {
   Db o = {0};
   int64_t v;
-  int added = -1;
+  bool ok = false;
+  DbMergeStats tmp = {0};
   char *real = realpath(other_path, NULL);
   if (!real) {
     fail(d, "%s: %s", other_path, strerror(errno));
@@ -670,24 +834,41 @@ int db_merge(Db *d, const char *other_path, char *err, size_t errn) {
     fail(d, "%s: cannot merge a file into itself", other_path);
   } else if (!open_into(&o, other_path, true) || sqlite3_busy_timeout(o.h, BUSY_TIMEOUT_MS) != SQLITE_OK ||
              !schema_ok(&o, &v)) {
-    fail(d, "%s: %s", other_path, o.err);
-  } else if (v != DB_SCHEMA_VERSION) {
-    fail(d, "%s: not a ptofuzz findings database (schema version %" PRId64 ")", other_path, v);
+    bool notdb = o.h && sqlite3_errcode(o.h) == SQLITE_NOTADB;
+    fail(d, "%s: %s", other_path, notdb ? "not a ptofuzz findings database (not an SQLite file)" : o.err);
+  } else if (v < DB_SCHEMA_VERSION) {
+    fail(d, "%s: %s", other_path,
+         v == 0 ? "not a ptofuzz findings database (no schema version)"
+                : "an older schema version: open it once with this tool (ptofuzz db stats --db=F) to upgrade it");
   } else if (!rd_begin(&o)) {
     fail(d, "%s: %s", other_path, o.err);
   } else {
-    if (tx_begin(d, "merging")) {
+    bool bad = false;
+    /* a damaged file is refused before anything is copied */
+    sqlite3_stmt *c = prep(&o, "PRAGMA quick_check");
+    int rc = c ? step(&o, c, "checking the file") : 0;
+    if (rc == SQLITE_ROW && strcmp(col_dash(c, 0), "ok")) fail(&o, "damaged (quick_check: %s)", col_dash(c, 0)), bad = true;
+    fin(&c);
+    if (!rc || bad) {
+      fail(d, "%s: %s", other_path, o.err);
+    } else if (tx_begin(d, "merging")) {
       o.err[0] = 0;
-      added = merge_rows(d, &o);
-      if (added < 0 && o.err[0]) fail(d, "%s: %s", other_path, o.err);
-      if (!tx_end(d, added >= 0, "merging")) added = -1;
+      ok = merge_rows(d, &o, &tmp);
+      if (!ok && o.err[0]) fail(d, "%s: %s", other_path, o.err);
+      else if (!ok) {
+        char m[sizeof d->err];
+        snprintf(m, sizeof m, "%s", d->err);
+        fail(d, "%s: %s", other_path, m);
+      }
+      if (!tx_end(d, ok, "merging")) ok = false;
     }
     rd_end(&o);
   }
   if (o.h && sqlite3_close(o.h) != SQLITE_OK) bug("closing %s: a statement is still open", other_path);
   free(real);
-  if (added < 0) give(d, err, errn);
-  return added;
+  if (ok && st) *st = tmp;
+  if (!ok) give(d, err, errn);
+  return ok ? (int)tmp.findings_new : -1;
 }
 
 /* ---- the db command ------------------------------------------------------------- */
@@ -720,14 +901,17 @@ static int cmd_status(Db *d, FILE *out, bool ok) {
 int db_cmd_list(Db *d, FILE *out) {
   sqlite3_stmt *s = prep(d, "SELECT id, coalesce(status, '-'), coalesce(hits, 0), signature, summary"
                             " FROM finding ORDER BY id");
-  int rc = s ? SQLITE_ROW : 0;
+  int rc = s ? SQLITE_ROW : 0, n = 0;
+  fprintf(out, "%-4s %-7s %5s  %s  %s\n", "ID", "STATUS", "HITS", "SIGNATURE", "SUMMARY");
   while (s && (rc = step(d, s, "listing findings")) == SQLITE_ROW) {
     fprintf(out, "%-4" PRId64 " %-7s %5" PRId64 "  %s  ", col_int(s, 0), col_dash(s, 1),
             col_int(s, 2), col_dash(s, 3));
     put_line(out, col_dash(s, 4));
     fputc('\n', out);
+    n++;
   }
   fin(&s);
+  if (rc == SQLITE_DONE && !n) fputs("(no findings)\n", out);
   return cmd_status(d, out, rc == SQLITE_DONE);
 }
 
@@ -750,9 +934,12 @@ int db_cmd_show(Db *d, int64_t id, FILE *out) {
     }
   }
   fin(&s);
-  ok = ok && (s = prep(d, "SELECT DISTINCT campaign FROM testcase WHERE finding = ?1 AND campaign IS NOT NULL"
-                          " ORDER BY campaign")) &&
-       bind_int(d, s, 1, id);
+  /* every campaign that saw it: its sightings, and campaigns of test cases */
+  static const char camps[] =
+      "SELECT c.id, coalesce(g.hits, 0), c.engine, c.seed, c.defects, c.started, c.ended, c.kernels FROM campaign c"
+      " LEFT JOIN sighting g ON g.campaign = c.id AND g.finding = ?1"
+      " WHERE g.finding IS NOT NULL OR c.id IN (SELECT campaign FROM testcase WHERE finding = ?1) ORDER BY c.id";
+  ok = ok && (s = prep(d, camps)) && bind_int(d, s, 1, id);
   if (ok) {
     fprintf(out, "%-15s", "campaigns");
     int n = 0;
@@ -762,6 +949,22 @@ int db_cmd_show(Db *d, int64_t id, FILE *out) {
     }
     fputs(n ? "\n" : " -\n", out);
     ok = rc == SQLITE_DONE;
+    rewind_stmt(s);
+    ok = ok && bind_int(d, s, 1, id);
+    while (ok && (rc = step(d, s, "reading campaigns")) == SQLITE_ROW) {
+      fprintf(out, "campaign %" PRId64 ": hits %" PRId64 ", engine ", col_int(s, 0), col_int(s, 1));
+      put_line(out, col_dash(s, 2));
+      fputs(", seed ", out);
+      put_seed(out, s, 3);
+      fputs(", defects ", out);
+      put_line(out, col_text(s, 4) && *col_text(s, 4) ? col_text(s, 4) : "-");
+      fputs(", started ", out);
+      put_line(out, col_dash(s, 5));
+      fputs(", ended ", out);
+      put_line(out, col_dash(s, 6));
+      fprintf(out, ", kernels %" PRId64 "\n", col_int(s, 7));
+    }
+    ok = ok && rc == SQLITE_DONE;
   }
   fin(&s);
   ok = ok && (s = prep(d, "SELECT id, campaign, seed, variant, flags, statements, kernel, reduced"
@@ -821,6 +1024,19 @@ int db_cmd_stats(Db *d, FILE *out) {
   return cmd_status(d, out, ok);
 }
 
+/* The defect of flags "--bugs=NAME ..." when it names exactly one and the
+ * model back end (a real back end's finding has no `# defect:` line). */
+static bool one_defect(const char *flags, char *name, size_t n) {
+  if (!flags || strstr(flags, "--backend=ptoas")) return false;
+  const char *b = strstr(flags, "--bugs=");
+  if (!b || (b != flags && b[-1] != ' ')) return false;
+  b += 7;
+  size_t k = strcspn(b, " \t");
+  if (!k || k >= n || memchr(b, ',', k) || (k == 4 && !strncmp(b, "none", 4))) return false;
+  snprintf(name, n, "%.*s", (int)k, b);
+  return true;
+}
+
 int db_cmd_export(Db *d, int64_t id, FILE *out) {
   sqlite3_stmt *s = prep(d, "SELECT f.signature, t.variant, t.flags, t.seed, coalesce(t.reduced, t.kernel)"
                             " FROM finding f LEFT JOIN testcase t ON t.id ="
@@ -840,7 +1056,15 @@ int db_cmd_export(Db *d, int64_t id, FILE *out) {
     }
     fputs("# seed: ", out);
     put_seed(out, s, 3);
-    fputc('\n', out);
+    /* pto-check's header: fixed means clean; the one defect that gave it */
+    fputs("\n# expect: clean\n", out);
+    char defect[64];
+    if (one_defect(col_text(s, 2), defect, sizeof defect) && strchr(col_dash(s, 0), '|')) {
+      const char *sig = col_dash(s, 0);
+      fprintf(out, "# defect: %s -> %.*s ", defect, (int)strcspn(sig, "|"), sig);
+      put_line(out, sig);
+      fputc('\n', out);
+    }
     put_text(out, col_text(s, 4));
   }
   fin(&s);

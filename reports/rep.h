@@ -24,7 +24,7 @@
  * pattern, so seeds >= 2^63 read back negative in the sqlite3 shell). */
 
 enum {
-  DB_SCHEMA_VERSION = 1,                        /* PRAGMA user_version */
+  DB_SCHEMA_VERSION = 2,                        /* PRAGMA user_version */
   DB_TESTCASE_CAP = 3,                          /* test cases kept per finding */
 };
 
@@ -33,6 +33,9 @@ typedef struct Db Db;
  * written by a newer version, or an SQLite file that is not a findings
  * database, is refused. NULL on error. */
 Db *db_open(const char *path, char *err, size_t errn);
+/* The same for a file that must exist (reading commands: list, show, stats,
+ * export, status): a missing file is an error, never created. */
+Db *db_open_existing(const char *path, char *err, size_t errn);
 void db_close(Db *d);                           /* NULL is fine */
 const char *db_errmsg(const Db *d);             /* the last error on d, or "" */
 int db_schema_version(Db *d);                   /* PRAGMA user_version, -1 on error */
@@ -42,6 +45,7 @@ bool db_check(Db *d, char *err, size_t errn);
 typedef struct {
   const char *engine, *policy, *defects, *tool_version;  /* NULL: stored as NULL */
   uint64_t seed;
+  const char *uid;                              /* the identity across files; NULL: a fresh random one */
 } DbCampaign;
 int64_t db_campaign_begin(Db *d, const DbCampaign *c);  /* campaign id, -1 on error */
 bool db_campaign_end(Db *d, int64_t id, int64_t kernels, double seconds);
@@ -59,9 +63,10 @@ typedef struct {
 } DbTestcase;
 
 /* One transaction: insert the finding (hits 1, status new) or bump it (hits+1,
- * last_seen; the other columns keep their first values), then add the test
- * case unless the finding already has DB_TESTCASE_CAP of them. campaign <= 0:
- * no campaign. Sets *is_new (may be NULL). The finding id, or -1. */
+ * last_seen; the other columns keep their first values), count the hit in the
+ * campaign's sighting, then add the test case unless the finding already has
+ * DB_TESTCASE_CAP of them. campaign <= 0: no campaign (and no sighting). Sets
+ * *is_new (may be NULL). The finding id, or -1. */
 int64_t db_record(Db *d, int64_t campaign, const DbFinding *f, const DbTestcase *t, bool *is_new,
                   char *err, size_t errn);
 /* Several records in one transaction (a worker batches its findings). Fills
@@ -95,23 +100,40 @@ void db_case_free(DbCase *c);
 int db_fixed_testcases(Db *d, void (*cb)(void *ctx, int64_t finding, const char *signature, const char *kernel),
                        void *ctx);
 
-/* Fold another findings file into d by signature, in one transaction: new
- * signatures are added (keeping their status), known ones get hits summed,
- * first/last seen min/max, a missing first bad pass or summary filled in, and
- * keep their status; test cases are copied up to the per-finding cap and
- * campaigns copied (renumbered after d's). The other file is only read; it
- * must be a findings database of this schema version and not d's own file.
- * Merging the same file twice counts its hits twice. Returns the number of
- * findings new to d, or -1. */
-int db_merge(Db *d, const char *other_path, char *err, size_t errn);
+/* Fold another findings file into d by signature, in one transaction.
+ * Campaigns go by identity (uid): one d already holds is skipped with
+ * everything of it (its sightings, hits, test cases), so merging a file twice,
+ * or two files that share campaigns, counts each campaign once; the others
+ * are copied (renumbered). New signatures are added (keeping their status);
+ * known ones get the hits of the new campaigns (and hits recorded outside any
+ * campaign) added, first/last seen min/max, a missing first bad pass or
+ * summary filled in, and keep their status; test cases are copied up to the
+ * per-finding cap, skipping ones d's finding already holds. The other file is
+ * only read; it must be a findings database of this schema version that
+ * passes PRAGMA quick_check, and not d's own file. Returns the number of
+ * findings new to d, or -1; st (may be NULL) gets the counts. */
+typedef struct {
+  int64_t campaigns;                            /* copied */
+  int64_t known;                                /* skipped: d held them already */
+  int64_t kernels;                              /* kernels of the copied campaigns */
+  int64_t findings_new;                         /* signatures new to d */
+  int64_t hits;                                 /* hits added */
+} DbMergeStats;
+int db_merge(Db *d, const char *other_path, DbMergeStats *st, char *err, size_t errn);
 
 /* `ptofuzz db ...`: print to out; return an exit status, 0 ok, 1 error (an
  * unknown id, a database error: the message is in db_errmsg(d)). */
-int db_cmd_list(Db *d, FILE *out);              /* "ID STATUS HITS SIGNATURE SUMMARY" per finding */
-int db_cmd_show(Db *d, int64_t id, FILE *out);  /* fields, campaigns, test cases with their text */
+int db_cmd_list(Db *d, FILE *out);              /* a header, "ID STATUS HITS SIGNATURE SUMMARY" per finding,
+                                                   "(no findings)" when there is none */
+/* Fields, every campaign that saw it (its sightings and the campaigns of its
+ * test cases: a "campaigns" line, then "campaign N: hits H, engine ..." each),
+ * test cases with their text. */
+int db_cmd_show(Db *d, int64_t id, FILE *out);
 int db_cmd_stats(Db *d, FILE *out);             /* "key value" lines */
 /* A kernel file reproducing finding id: '#' lines (finding, signature,
- * variant, flags, seed) then its reduced text if any, else its first kernel. */
+ * variant, flags, seed; pto-check's `# expect: clean` and, when flags name
+ * exactly one defect of the model back end, `# defect: NAME -> KIND SIG`)
+ * then its reduced text if any, else its first kernel. */
 int db_cmd_export(Db *d, int64_t id, FILE *out);
 
 #endif

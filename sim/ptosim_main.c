@@ -2,15 +2,19 @@
  * (`out NAME digest=HEX16`, and the values with --dump) from the reference
  * run. Exit 0 ok, 1 usage, kernel or runtime error. */
 #include "sim.h"
+#include "pto_version.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int usage(void) {
-  fputs("usage: ptosim FILE (--reference | [--split=MODE] [--target=T] [--stop-after=PASS] [--bugs=LIST])\n"
-        "              [--seed=N] [--schedule=rr|random:N] [--dump]\n", stderr);
-  return 1;
+/* The usage text: on stderr for a usage error (exit 1), on stdout for --help (exit 0). */
+static int usage_to(FILE *f, int rc) {
+  fputs("usage: ptosim FILE (--reference | [--split=MODE] [--target=T] [--stop-after=PASS] [--bugs=LIST|all])\n"
+        "              [--seed=N] [--schedule=rr|random:N] [--dump]\n"
+        "       ptosim --help | --version\n", f);
+  return rc;
 }
+static int usage(void) { return usage_to(stderr, 1); }
 
 static bool parse_u64(const char *s, uint64_t *out) {
   char *e;
@@ -32,6 +36,8 @@ int main(int argc, char **argv) {
   const char *bugs = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage_to(stdout, 0);
+    if (!strcmp(a, "--version")) return printf("ptosim %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
     if (!strncmp(a, "--bugs=", 7)) bugs = a + 7;
     if (ir_comp_flag(&co, a) || bugs == a + 7) {
       compiled = true;
@@ -52,7 +58,12 @@ int main(int argc, char **argv) {
       return usage();
     } else file = a;
   }
-  if (!file || ref == compiled) return usage();
+  if (!file || ref == compiled) {
+    fputs(!file ? "ptosim: no kernel FILE given\n"
+          : ref ? "ptosim: --reference takes none of --split, --target, --stop-after, --bugs\n"
+                : "ptosim: give --reference or a compiled variant (--split=MODE ...)\n", stderr);
+    return usage();
+  }
   if (!ir_bugs_option("ptosim", bugs, &co.bugs)) return 1;
   Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {

@@ -124,7 +124,7 @@ cmp -s "$T/d1" "$T/d2"
 ok $? "check-4.3 two runs print the same"
 
 # --db: fixed findings are replayed clean; new ones are not; reduced text first.
-"$B/bin/ptofuzz" db stats --db="$T/f.db" > /dev/null &&
+"$B/bin/ptofuzz" db init --db="$T/f.db" > /dev/null &&
   sqlite3 "$T/f.db" "
     INSERT INTO finding(id, signature, kind, hits, status) VALUES
       (1, 'miscompile|up_down|-|-|auto_split|tail', 'miscompile', 1, 'fixed'),

@@ -145,7 +145,7 @@ ok $? "real-f the reduced kernel gives the signature under diff --backend=ptoas"
   "$F" diff "$T/f3.ptk" --backend=ptoas 2>/dev/null | grep -qF "sig=$ROWSUM"
 ok $? "real-f a real --signature picks the real back end; --max-calls stops early and the text reproduces"
 # a real finding in a findings database, written the way a campaign writes it
-"$F" db stats --db="$T/f.db" > /dev/null &&
+"$F" db init --db="$T/f.db" > /dev/null &&
   sqlite3 "$T/f.db" "INSERT INTO finding(signature, kind, mode, code, op, pass, pattern, hits, status)
     VALUES('$ROWSUM', 'crash', 'ptoas:up_down', 'cxx-error', 'static-assertion-failed-due-to-requirement-Inco', 'cxx', '-', 1, 'new');
     INSERT INTO testcase(finding, kernel, seed, variant, flags, statements)

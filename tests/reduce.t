@@ -56,7 +56,7 @@ ok $? "reduce-1.7 --signature naming the first finding gives the same result"
 ok $? "reduce-1.8 --max-calls stops early, says so, and the text still reproduces"
 
 # a findings database with that finding, written the way a campaign writes it
-"$F" db stats --db="$T/f.db" > /dev/null
+"$F" db init --db="$T/f.db" > /dev/null
 sqlite3 "$T/f.db" "INSERT INTO finding(signature, kind, mode, code, op, pass, pattern, hits, status)
   VALUES('$SIG', 'miscompile', 'up_down', '-', '-', 'auto_split', 'tail', 1, 'new');
   INSERT INTO testcase(finding, kernel, seed, variant, flags, statements)

@@ -133,6 +133,25 @@ static _Noreturn void writer(const char *file, int who, int n) {
   _exit(0);
 }
 
+/* A shard file: one campaign (kernels k) and `hits` records of sig. */
+static bool shard(const char *file, uint64_t seed, int64_t kernels, const char *sig, int hits) {
+  char err[256];
+  Db *d = db_open(file, err, sizeof err);
+  int64_t c = d ? db_campaign_begin(d, &(DbCampaign){.engine = "prng", .seed = seed}) : -1;
+  bool ok = c > 0;
+  for (int i = 0; ok && i < hits; i++) {
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "kernel s%llu_%d() {}\n", (unsigned long long)seed, i);
+    DbFinding f = finding(sig, "miscompile", "shard");
+    DbTestcase tc = testcase(kernel, (uint64_t)i);
+    ok = db_record(d, c, &f, &tc, NULL, err, sizeof err) > 0;
+  }
+  ok = ok && db_campaign_end(d, c, kernels, 1.0);
+  if (!ok) tap_diag("shard %s: %s", file, d ? db_errmsg(d) : err);
+  db_close(d);
+  return ok;
+}
+
 static void rm_dir(void) {
   DIR *dp = opendir(dir);
   struct dirent *e;
@@ -193,8 +212,8 @@ int main(void) {
   tap_ok(&t, id1b == id1 && !again, "db-3.2", "the same signature again is the same finding, not new");
   tap_ok(&t, hits_of(a, id1) == 2, "db-3.3", "hits counts both (%ld)", hits_of(a, id1));
   out = capture(a, 'l', 0, &rc);
-  tap_ok(&t, rc == 0 && count(out, "\n") == 1 && count(out, f1.signature) == 1, "db-3.4",
-         "one finding row for two hits");
+  tap_ok(&t, rc == 0 && count(out, "\n") == 2 && count(out, f1.signature) == 1 && !strncmp(out, "ID ", 3), "db-3.4",
+         "a header line and one finding row for two hits");
   free(out);
   DbFinding nosig = finding(NULL, "reject", "x");
   tap_ok(&t, db_record(a, c1, &nosig, &k1, NULL, err, sizeof err) == -1 && strstr(err, "signature"), "db-3.5",
@@ -219,7 +238,7 @@ int main(void) {
                       {.f = finding("hang|up_down|R-DEADLOCK|tpop|-|-", "hang", "x"), .t = {.kernel = NULL}}};
   bool okbad = db_record_batch(a, c2, bad2, 2, err, sizeof err);
   out = capture(a, 'l', 0, &rc);
-  tap_ok(&t, !okbad && count(out, "\n") == 2 && !strstr(out, "hang"), "db-3.8",
+  tap_ok(&t, !okbad && count(out, "\n") == 3 && !strstr(out, "hang"), "db-3.8",
          "a batch with a bad record writes nothing: %s", err);
   free(out);
 
@@ -260,13 +279,16 @@ int main(void) {
   out = capture(a, 'e', id3, &rc);
   tap_ok(&t, rc == 0 && !strcmp(out, "# ptofuzz finding 3\n# signature: escape|up_down|R-RACE|tstore|-|-\n"
                                      "# variant: up_down\n# flags: --bugs=odd-floor-half\n"
-                                     "# seed: 18446744073709551615\nkernel big() {}\n"),
-         "db-5.9", "export: '#' header (a 64-bit seed intact) and the kernel");
+                                     "# seed: 18446744073709551615\n# expect: clean\n"
+                                     "# defect: odd-floor-half -> escape escape|up_down|R-RACE|tstore|-|-\n"
+                                     "kernel big() {}\n"),
+         "db-5.9", "export: '#' header (a 64-bit seed intact, pto-check's expect and defect) and the kernel");
   if (rc || strncmp(out, "# ptofuzz", 9)) tap_diag("%s", out);
   free(out);
   tap_ok(&t, db_set_reduced(a, id1, "kernel small() {}\n", err, sizeof err), "db-5.10", "store a reduced kernel");
   out = capture(a, 'e', id1, &rc);
-  tap_ok(&t, rc == 0 && strstr(out, "# seed: 7\nkernel small() {}\n") && !strstr(out, "kernel one"), "db-5.11",
+  tap_ok(&t, rc == 0 && strstr(out, "# seed: 7\n# expect: clean\n# defect: odd-floor-half -> miscompile ") &&
+                 strstr(out, "|tail\nkernel small() {}\n") && !strstr(out, "kernel one"), "db-5.11",
          "export prefers the reduced kernel");
   free(out);
   out = capture(a, 'e', 999, &rc);
@@ -301,10 +323,10 @@ int main(void) {
   DbTestcase kb = testcase("kernel fromb() {}\n", 11);
   for (int i = 0; i < 3; i++) db_record(b, cb, &f1, &kb, NULL, err, sizeof err);  /* f1: 3 hits in b */
   db_record(b, cb, &fb, &kb, NULL, err, sizeof err);
-  int merged = db_merge(a, path("b.db"), err, sizeof err);
+  int merged = db_merge(a, path("b.db"), NULL, err, sizeof err);
   if (!tap_ok(&t, merged == 1, "db-7.1", "merge adds the one new signature (%d)", merged)) tap_diag("%s", err);
   out = capture(a, 'l', 0, &rc);
-  tap_ok(&t, count(out, "\n") == 4 && count(out, f1.signature) == 1 && count(out, fb.signature) == 1, "db-7.2",
+  tap_ok(&t, count(out, "\n") == 5 && count(out, f1.signature) == 1 && count(out, fb.signature) == 1, "db-7.2",
          "the union by signature, no duplicate");
   free(out);
   tap_ok(&t, hits_of(a, id1) == 8, "db-7.3", "hits summed (%ld)", hits_of(a, id1));
@@ -320,11 +342,11 @@ int main(void) {
   tap_ok(&t, rc == 0 && strstr(out, "campaigns       3") && strstr(out, "kernel fromb()"), "db-7.6",
          "a new finding brings its test case, its campaign renumbered");
   free(out);
-  tap_ok(&t, db_merge(a, path("a.db"), err, sizeof err) == -1 && strstr(err, "itself"), "db-7.7",
+  tap_ok(&t, db_merge(a, path("a.db"), NULL, err, sizeof err) == -1 && strstr(err, "itself"), "db-7.7",
          "merging a file into itself is refused: %s", err);
-  tap_ok(&t, db_merge(a, path("none.db"), err, sizeof err) == -1 && stat(path("none.db"), &st) != 0, "db-7.8",
+  tap_ok(&t, db_merge(a, path("none.db"), NULL, err, sizeof err) == -1 && stat(path("none.db"), &st) != 0, "db-7.8",
          "merging a missing file fails and does not create it: %s", err);
-  tap_ok(&t, db_merge(a, path("junk.db"), err, sizeof err) == -1, "db-7.9", "merging a non-database fails: %s", err);
+  tap_ok(&t, db_merge(a, path("junk.db"), NULL, err, sizeof err) == -1, "db-7.9", "merging a non-database fails: %s", err);
   err[0] = 0;
   tap_ok(&t, db_check(a, err, sizeof err), "db-7.10", "integrity and foreign keys ok after merge %s", err);
   db_close(b);
@@ -411,6 +433,81 @@ int main(void) {
   tap_ok(&t, kd && db_record(kd, 0, &fk, &k1, NULL, err, sizeof err) > 0 && hits_of(kd, 1) >= 2, "db-11.2",
          "and the file takes writes again");
   db_close(kd);
+
+  /* ---- 13. merge by campaign identity ------------------------------------------------------------------ */
+  DbMergeStats ms = {0};
+  long h1before = hits_of(a, id1);
+  int again2 = db_merge(a, path("b.db"), &ms, err, sizeof err);
+  out = capture(a, 't', 0, &rc);
+  tap_ok(&t, again2 == 0 && ms.known == 1 && ms.campaigns == 0 && ms.hits == 0 && hits_of(a, id1) == h1before &&
+                 strstr(out, "campaigns 3\nkernels 110\n"),
+         "db-13.1", "merging the same file again adds no campaign, no hit (known %lld, hits %lld)", (long long)ms.known,
+         (long long)ms.hits);
+  free(out);
+  const char *sigm = "miscompile|left_right|-|tmul|auto_split|tail", *sign = "reject|none@a5|B-STORE|tstore|-|-";
+  bool okm = shard(path("s1.db"), 101, 50, sigm, 4) && shard(path("s2.db"), 102, 70, sigm, 6) &&
+             shard(path("s3.db"), 103, 30, sign, 2);
+  Db *m = okm ? db_open(path("m.db"), err, sizeof err) : NULL;
+  okm = m && db_merge(m, path("s1.db"), NULL, err, sizeof err) == 1 && db_merge(m, path("s2.db"), &ms, err, sizeof err) == 0 &&
+        ms.campaigns == 1 && ms.kernels == 70 && ms.hits == 6 && db_merge(m, path("s3.db"), NULL, err, sizeof err) == 1;
+  out = m ? capture(m, 't', 0, &rc) : NULL;
+  tap_ok(&t, okm && hits_of(m, 1) == 10 && hits_of(m, 2) == 2 && out && strstr(out, "campaigns 3\nkernels 150\n") &&
+                 strstr(out, "hits 12\n"),
+         "db-13.2", "three shards merged: hits and kernels are the sums %s", okm ? "" : err);
+  free(out);
+  /* a diamond: s1 into s2's copy, then that copy and s1 again into m2 */
+  Db *m2 = db_open(path("m2.db"), err, sizeof err), *s2 = db_open(path("s2.db"), err, sizeof err);
+  bool okd = m2 && s2 && db_merge(s2, path("s1.db"), NULL, err, sizeof err) == 0;
+  db_close(s2);
+  okd = okd && db_merge(m2, path("s2.db"), NULL, err, sizeof err) == 1 &&
+        db_merge(m2, path("s1.db"), &ms, err, sizeof err) == 0 && ms.known == 1 && ms.hits == 0;
+  out = m2 ? capture(m2, 't', 0, &rc) : NULL;
+  tap_ok(&t, okd && hits_of(m2, 1) == 10 && out && strstr(out, "campaigns 2\nkernels 120\n"), "db-13.3",
+         "a campaign reached by two paths is counted once (hits %ld) %s", m2 ? hits_of(m2, 1) : -1L, okd ? "" : err);
+  free(out);
+  err[0] = 0;
+  tap_ok(&t, m && m2 && db_check(m, err, sizeof err) && db_check(m2, err, sizeof err), "db-13.4",
+         "integrity and foreign keys ok after the merges %s", err);
+  out = m ? capture(m, 's', 1, &rc) : NULL;
+  tap_ok(&t, out && rc == 0 && strstr(out, "campaigns       1 2\n") && strstr(out, "campaign 1: hits 4, engine prng, seed 101") &&
+                 strstr(out, "campaign 2: hits 6, engine prng, seed 102"),
+         "db-13.5", "show lists each campaign of a finding with its hits");
+  if (out && !strstr(out, "campaign 2: hits 6")) tap_diag("%s", out);
+  free(out);
+  db_close(m);
+  db_close(m2);
+
+  /* ---- 14. every campaign of a finding, beyond the test case cap ---------------------------------------- */
+  Db *e = db_open(path("e.db"), err, sizeof err);
+  DbFinding fe = finding("hang|up_down|R-DEADLOCK|tpop|-|-", "hang", "waits");
+  bool oke = e != NULL;
+  for (int i = 0; oke && i < 5; i++) {
+    int64_t c = db_campaign_begin(e, &(DbCampaign){.engine = "prng", .seed = (uint64_t)i});
+    DbTestcase tc = testcase("kernel e() {}\n", (uint64_t)i);
+    oke = c > 0 && db_record(e, c, &fe, &tc, NULL, err, sizeof err) > 0 && db_campaign_end(e, c, 1, 0.1);
+  }
+  out = oke ? capture(e, 's', 1, &rc) : NULL;
+  tap_ok(&t, out && rc == 0 && strstr(out, "campaigns       1 2 3 4 5\n") && count(out, "\ncampaign ") == 5 &&
+                 count(out, "\ntestcase ") == DB_TESTCASE_CAP,
+         "db-14.1", "show names all 5 campaigns though only %d test cases are kept", DB_TESTCASE_CAP);
+  free(out);
+  out = oke ? capture(e, 's', -1, &rc) : NULL;
+  tap_ok(&t, out && rc == 1 && !*out && strstr(db_errmsg(e), "no finding -1"), "db-14.2", "show -1: %s", db_errmsg(e));
+  free(out);
+  db_close(e);
+  Db *empty = db_open(path("empty.db"), err, sizeof err);
+  out = empty ? capture(empty, 'l', 0, &rc) : NULL;
+  tap_ok(&t, out && rc == 0 && strstr(out, "ID ") == out && strstr(out, "\n(no findings)\n"), "db-14.3",
+         "list of an empty database: the header and '(no findings)'");
+  free(out);
+  db_close(empty);
+  Db *miss = db_open_existing(path("missing.db"), err, sizeof err);
+  tap_ok(&t, !miss && strstr(err, "missing.db") && strstr(err, "no such file") && stat(path("missing.db"), &st) != 0,
+         "db-14.4", "db_open_existing of a missing file fails and creates nothing: %s", err);
+  db_close(miss);
+  Db *ex = db_open_existing(path("e.db"), err, sizeof err);
+  tap_ok(&t, ex && db_schema_version(ex) == DB_SCHEMA_VERSION, "db-14.5", "db_open_existing opens an existing file");
+  db_close(ex);
 
   db_close(a);
   rm_dir();
