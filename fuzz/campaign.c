@@ -559,6 +559,13 @@ int fz_run(const FzRunOpts *o) {
              (long long)r->real_checks, (long long)r->real_errors);
   }
   db_campaign_end(db, p.campaign, k, secs);
+  if (nm) {                                     /* the dashboard's unsupported shares per variant */
+    int64_t un[ORC_NVARIANT] = {0};
+    for (int w = 0; w < nm; w++)
+      for (int v = 0; v < ORC_NVARIANT; v++) un[v] += sh[w].unsup[v];
+    if (!db_campaign_variants(db, p.campaign, valid, orc_variants, un, ORC_NVARIANT))
+      fprintf(stderr, "ptofuzz: database: %s\n", db_errmsg(db));
+  }
   printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f%s db=%s\n",
          (long long)k, k ? (double)valid / k : 0.0, (long long)fnd, p.nseen, secs, secs > 0 ? k / secs : 0.0, real, o->db);
   int rc = nw > nm && sh[nm].real_checks && sh[nm].real_errors == sh[nm].real_checks ? 2 : 0;   /* the tools never ran */
