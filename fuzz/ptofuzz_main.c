@@ -8,6 +8,7 @@
  *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
  *          [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]
  *   reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]
+ *   report ID [--db=F] [--format=md|html|json] [-o FILE]   dashboard [--db=F] -o DIR
  * `diff` runs the check in a child process so a crash becomes an outcome. */
 #include "fz.h"
 #include "orc.h"
@@ -34,7 +35,9 @@ static int usage(void) {
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n"
         "       ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
         "                           [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]\n"
-        "       ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]\n", stderr);
+        "       ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]\n"
+        "       ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE]\n"
+        "       ptofuzz dashboard [--db=F] -o DIR\n", stderr);
   return 1;
 }
 
@@ -560,6 +563,32 @@ done:
   return rc;
 }
 
+/* `report ID [--db=F] [--format=md|html|json] [-o FILE]` and `dashboard [--db=F] -o DIR`
+ * (reports/report.c, reports/dashboard.c). */
+static int triage(bool dash, int argc, char **argv) {
+  const char *path = "findings.db", *out = NULL, *fmt = "md", *ids = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (flag(argv[i], "--db=", &path) || flag(argv[i], "--format=", &fmt) || flag(argv[i], "-o=", &out)) {
+    } else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (argv[i][0] == '-' || dash || ids) return usage();
+    else ids = argv[i];
+  }
+  char *e = NULL;
+  long long id = ids ? strtoll(ids, &e, 10) : 0;
+  RepFormat f = !strcmp(fmt, "md") ? REP_MD : !strcmp(fmt, "html") ? REP_HTML : !strcmp(fmt, "json") ? REP_JSON : -1;
+  if (dash ? !out : !ids || !*ids || *e || (int)f < 0) return usage();
+  char err[256];
+  Db *d = db_open(path, err, sizeof err);
+  if (!d) {
+    fprintf(stderr, "ptofuzz: cannot open %s: %s\n", path, err);
+    return 1;
+  }
+  int rc = dash ? rep_dashboard(d, out, path, PTOFUZZ_VERSION)
+                : rep_report(d, id, &(RepOpts){.format = f, .out = out, .db_path = path, .version = PTOFUZZ_VERSION});
+  db_close(d);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   /* Every kernel allocates and frees the same few megabytes: keep them in the
    * heap instead of handing them back to the kernel (page faults, zeroing). */
@@ -573,6 +602,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "bench")) return bench(argc - 2, argv + 2);
   if (!strcmp(argv[1], "db")) return dbcmd(argc - 2, argv + 2);
   if (!strcmp(argv[1], "reduce")) return reduce(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "report") || !strcmp(argv[1], "dashboard")) return triage(argv[1][0] == 'd', argc - 2, argv + 2);
   fprintf(stderr, "ptofuzz: unknown command '%s'\n", argv[1]);
   return usage();
 }

@@ -168,6 +168,8 @@ typedef struct {
 /* Write finding id's report: 0 ok, 1 no such finding or a database error,
  * 2 a file cannot be written. Messages on stderr. */
 int rep_report(Db *d, int64_t id, const RepOpts *o);
+/* Text with HTML's special characters escaped. */
+void rep_html_text(FILE *f, const char *s);
 
 /* ---- dashboard.c: a static page over the database ------------------------------- */
 

@@ -2,7 +2,7 @@
 # deps.sh — install the Debian packages ptofuzz needs that are missing.
 # Quiet when nothing is missing. Needs root and apt to install anything.
 set -eu
-need="cmake clang libclang-rt-14-dev libsqlite3-dev sqlite3 afl++ perl make gcc"
+need="cmake clang libclang-rt-14-dev libsqlite3-dev sqlite3 afl++ perl make gcc libpng-dev"
 # The real back end (docs/real-backend.md): the prebuilt ptoas links LLVM 19
 # and z3; its C++ output compiles against pto-isa with clang++-19.
 need="$need libllvm19 libz3-4 clang-19"
