@@ -5,12 +5,14 @@
  * DIR/finding-ID.html, each finding's triage report (report.c), which the
  * page's table links to. Charts: findings by status and by kind, new findings
  * per campaign, throughput (kernels/s) per campaign, and each variant's
- * unsupported share per campaign. */
+ * unsupported share per campaign (campaigns recorded before schema version 2
+ * have no such counts: no point). */
 #include "rep.h"
 
 #include "ptoc.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -85,9 +87,10 @@ static void line_chart(FILE *f, const char *id, const char *title, const char *c
     const char *col = series_colour[s % 8];
     fprintf(f, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
     for (int i = 0; i < n; i++)
-      fprintf(f, "%.1f,%.1f ", PADL + (n > 1 ? (double)w * i / (n - 1) : w / 2.0), CH - PADB - h * v[s][i] / ymax);
+      if (!isnan(v[s][i])) fprintf(f, "%.1f,%.1f ", PADL + (n > 1 ? (double)w * i / (n - 1) : w / 2.0), CH - PADB - h * v[s][i] / ymax);
     fputs("\"/>\n", f);
     for (int i = 0; i < n; i++) {
+      if (isnan(v[s][i])) continue;             /* a campaign without the numbers */
       fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", PADL + (n > 1 ? (double)w * i / (n - 1) : w / 2.0),
               CH - PADB - h * v[s][i] / ymax, col);
       rep_html_text(f, name[s]);
@@ -176,6 +179,7 @@ static void write_page(FILE *f, const DbFindingRow *fr, int nf, const DbCampaign
   double *sh[DB_MAX_VARIANTS];
   for (int j = 0; j < nv; j++) {
     if (!(sh[j] = calloc((size_t)nc + 1, sizeof *sh[j]))) die("out of memory");
+    for (int i = 0; i < nc; i++) sh[j][i] = NAN;   /* campaigns before schema version 2 have none */
     for (int i = 0; i < nc; i++)
       for (int v = 0; v < cr[i].nvar; v++)
         if (!strcmp(cr[i].variant[v], vn[j]) && cr[i].valid > 0) sh[j][i] = (double)cr[i].unsupported[v] / cr[i].valid;
