@@ -34,19 +34,20 @@ enum {
 
 /* ---- the picture's palette -------------------------------------------------------- */
 
-typedef enum { C_OK, C_UNWRITTEN, C_DIFF, C_MISSING, C_EXTRA, C_LANE, C_VALID, C_BG, C_N } Colour;
+typedef enum { C_OK, C_UNWRITTEN, C_DIFF, C_MISSING, C_EXTRA, C_LANE, C_VALID, C_BG, C_TEXT, C_N } Colour;
 static const struct {
   uint8_t rgb[3];
-  const char *name, *meaning;
+  const char *name, *meaning, *label;           /* label: drawn in the picture's legend */
 } pal[C_N] = {
-    [C_OK] = {{0xcf, 0xe8, 0xcf}, "pale green", "ok: the value the golden run stored"},
-    [C_UNWRITTEN] = {{0xe6, 0xe6, 0xe6}, "light grey", "ok: canary in both (never stored)"},
-    [C_DIFF] = {{0xd6, 0x27, 0x28}, "red", "differs: another value"},
-    [C_MISSING] = {{0x7b, 0x2c, 0xbf}, "purple", "canary where a value belongs (never written)"},
-    [C_EXTRA] = {{0xff, 0x9f, 0x1c}, "orange", "value where the canary belongs (written outside)"},
-    [C_LANE] = {{0x00, 0x50, 0xff}, "blue line", "lane boundary (lane 0 | lane 1 on the split axis)"},
-    [C_VALID] = {{0x00, 0x00, 0x00}, "black line", "valid region (what the golden run stored)"},
-    [C_BG] = {{0xff, 0xff, 0xff}, "white", "background"},
+    [C_OK] = {{0xcf, 0xe8, 0xcf}, "pale green", "ok: the value the golden run stored", "ok"},
+    [C_UNWRITTEN] = {{0xe6, 0xe6, 0xe6}, "light grey", "ok: canary in both (never stored)", "not stored"},
+    [C_DIFF] = {{0xd6, 0x27, 0x28}, "red", "differs: another value", "differs"},
+    [C_MISSING] = {{0x7b, 0x2c, 0xbf}, "purple", "canary where a value belongs (never written)", "canary for value"},
+    [C_EXTRA] = {{0xff, 0x9f, 0x1c}, "orange", "value where the canary belongs (written outside)", "value for canary"},
+    [C_LANE] = {{0x00, 0x50, 0xff}, "blue line", "lane boundary (lane 0 | lane 1 on the split axis)", "lane boundary"},
+    [C_VALID] = {{0x00, 0x00, 0x00}, "black line", "valid region (what the golden run stored)", "valid region"},
+    [C_BG] = {{0xff, 0xff, 0xff}, "white", "background", ""},
+    [C_TEXT] = {{0x20, 0x20, 0x20}, "dark grey", "text", ""},
 };
 static const Colour legend_order[] = {C_OK, C_UNWRITTEN, C_DIFF, C_MISSING, C_EXTRA, C_LANE, C_VALID};
 enum { NLEGEND = sizeof legend_order / sizeof *legend_order };
@@ -200,6 +201,46 @@ static void fill(Canvas *cv, int x0, int y0, int w, int h, Colour c) {
     for (int x = x0 < 0 ? 0 : x0; x < x0 + w && x < cv->w; x++) memcpy(cv->px + 3 * ((size_t)y * cv->w + x), pal[c].rgb, 3);
 }
 
+/* ---- a 5x7 bitmap font of our own, for the picture's caption and legend ---------- */
+
+/* Each glyph: 7 rows of 5 bits, the high bit leftmost. Upper case, digits and
+ * a little punctuation; lower case is drawn as upper case, anything else as a
+ * blank. */
+static const struct {
+  char ch;
+  uint8_t row[7];
+} glyphs[] = {
+    {'A', {14, 17, 17, 31, 17, 17, 17}}, {'B', {30, 17, 17, 30, 17, 17, 30}}, {'C', {14, 17, 16, 16, 16, 17, 14}},
+    {'D', {30, 17, 17, 17, 17, 17, 30}}, {'E', {31, 16, 16, 30, 16, 16, 31}}, {'F', {31, 16, 16, 30, 16, 16, 16}},
+    {'G', {14, 17, 16, 23, 17, 17, 15}}, {'H', {17, 17, 17, 31, 17, 17, 17}}, {'I', {14, 4, 4, 4, 4, 4, 14}},
+    {'J', {7, 2, 2, 2, 2, 18, 12}},      {'K', {17, 18, 20, 24, 20, 18, 17}}, {'L', {16, 16, 16, 16, 16, 16, 31}},
+    {'M', {17, 27, 21, 21, 17, 17, 17}}, {'N', {17, 17, 25, 21, 19, 17, 17}}, {'O', {14, 17, 17, 17, 17, 17, 14}},
+    {'P', {30, 17, 17, 30, 16, 16, 16}}, {'Q', {14, 17, 17, 17, 21, 18, 13}}, {'R', {30, 17, 17, 30, 20, 18, 17}},
+    {'S', {15, 16, 16, 14, 1, 1, 30}},   {'T', {31, 4, 4, 4, 4, 4, 4}},       {'U', {17, 17, 17, 17, 17, 17, 14}},
+    {'V', {17, 17, 17, 17, 17, 10, 4}},  {'W', {17, 17, 17, 21, 21, 21, 10}}, {'X', {17, 17, 10, 4, 10, 17, 17}},
+    {'Y', {17, 17, 10, 4, 4, 4, 4}},     {'Z', {31, 1, 2, 4, 8, 16, 31}},     {'0', {14, 17, 19, 21, 25, 17, 14}},
+    {'1', {4, 12, 4, 4, 4, 4, 14}},      {'2', {14, 17, 1, 2, 4, 8, 31}},     {'3', {31, 2, 4, 2, 1, 17, 14}},
+    {'4', {2, 6, 10, 18, 31, 2, 2}},     {'5', {31, 16, 30, 1, 1, 17, 14}},   {'6', {6, 8, 16, 30, 17, 17, 14}},
+    {'7', {31, 1, 2, 4, 8, 8, 8}},       {'8', {14, 17, 17, 14, 17, 17, 14}}, {'9', {14, 17, 17, 15, 1, 2, 12}},
+    {'-', {0, 0, 0, 31, 0, 0, 0}},       {':', {0, 12, 12, 0, 12, 12, 0}},    {',', {0, 0, 0, 0, 12, 4, 8}},
+    {'/', {1, 1, 2, 4, 8, 16, 16}},      {'_', {0, 0, 0, 0, 0, 0, 31}},       {'[', {6, 4, 4, 4, 4, 4, 6}},
+    {']', {12, 4, 4, 4, 4, 4, 12}},      {'@', {14, 17, 23, 21, 23, 16, 14}}, {'.', {0, 0, 0, 0, 0, 12, 12}},
+};
+enum { GLYPH_W = 6, GLYPH_H = 7 };             /* advance and height in pixels */
+
+static void text(Canvas *cv, int x, int y, const char *s, Colour c) {
+  for (; *s; s++, x += GLYPH_W) {
+    char ch = *s >= 'a' && *s <= 'z' ? (char)(*s - 32) : *s;
+    for (size_t g = 0; g < sizeof glyphs / sizeof *glyphs; g++) {
+      if (glyphs[g].ch != ch) continue;
+      for (int r = 0; r < GLYPH_H; r++)
+        for (int b = 0; b < 5; b++)
+          if (glyphs[g].row[r] >> (4 - b) & 1) fill(cv, x + b, y + r, 1, 1, c);
+      break;
+    }
+  }
+}
+
 typedef struct {
   unsigned char *buf;
   size_t len, cap;
@@ -251,30 +292,53 @@ typedef struct {
   int64_t store;                                /* the golden store that wrote it, -1 none */
 } Cell;
 
-/* The picture of one output: a cell per element, the lane boundary between
- * cells of different lanes of one store, the valid region's outline, and the
- * legend's swatches below in legend_order. */
-static void draw(OutDiff *od, const Cell *cell) {
+/* The picture of one output: a caption (output, dtype, shape, variant, count),
+ * a cell per element with the first and last row and column numbered, the
+ * lane boundary between cells of different lanes of one store, the valid
+ * region's outline, and the legend below: a swatch and a label per colour. */
+static void draw(OutDiff *od, const Cell *cell, const char *variant) {
   int R = od->rows, C = od->cols;
   int cs = PIC_W / (C ? C : 1) < PIC_H / (R ? R : 1) ? PIC_W / (C ? C : 1) : PIC_H / (R ? R : 1);
   if (cs > 24) cs = 24;
   if (cs < 1) cs = 1;
-  int gw = C * cs, gh = R * cs, lw = NLEGEND * (SWATCH + 8);
-  Canvas cv = {.w = 2 * PIC_MARGIN + (gw > lw ? gw : lw), .h = 3 * PIC_MARGIN + gh + SWATCH};
+  char caption[200], num[16];
+  snprintf(caption, sizeof caption, "%s %s[%d,%d] %s: %lld differ", od->name, ir_dtype_name(od->dt), R, C, variant,
+           (long long)od->differ);
+  snprintf(num, sizeof num, "%d", R - 1);
+  int gutter = (int)strlen(num) * GLYPH_W + 4;  /* row numbers left of the grid */
+  int gx = PIC_MARGIN + gutter, gy = PIC_MARGIN + 2 * (GLYPH_H + 4);   /* caption, then column numbers */
+  int gw = C * cs, gh = R * cs;
+  int W = gx + gw + PIC_MARGIN, minw = (int)strlen(caption) * GLYPH_W + 2 * PIC_MARGIN;
+  if (W < minw) W = minw;
+  if (W < 420) W = 420;
+  /* the legend's rows: entries wrap at the canvas width */
+  int rows = 1, lx = PIC_MARGIN;
+  for (int i = 0; i < NLEGEND; i++) {
+    int w = SWATCH + 4 + (int)strlen(pal[legend_order[i]].label) * GLYPH_W + 12;
+    if (lx + w > W - PIC_MARGIN && lx > PIC_MARGIN) rows++, lx = PIC_MARGIN;
+    lx += w;
+  }
+  Canvas cv = {.w = W, .h = gy + gh + PIC_MARGIN + rows * (SWATCH + 6) + PIC_MARGIN};
   cv.px = malloc((size_t)cv.w * cv.h * 3);
   if (!cv.px) die("out of memory");
   fill(&cv, 0, 0, cv.w, cv.h, C_BG);
+  text(&cv, PIC_MARGIN, PIC_MARGIN, caption, C_TEXT);
+  text(&cv, gx, gy - GLYPH_H - 3, "0", C_TEXT);
+  snprintf(num, sizeof num, "%d", C - 1);
+  if (C > 1) text(&cv, gx + gw - (int)strlen(num) * GLYPH_W, gy - GLYPH_H - 3, num, C_TEXT);
+  text(&cv, gx - gutter, gy, "0", C_TEXT);
+  snprintf(num, sizeof num, "%d", R - 1);
+  if (R > 1) text(&cv, gx - gutter, gy + gh - GLYPH_H, num, C_TEXT);
   int inset = cs >= 5 ? 1 : 0;
   for (int r = 0; r < R; r++)
     for (int c = 0; c < C; c++)
-      fill(&cv, PIC_MARGIN + c * cs + inset, PIC_MARGIN + r * cs + inset, cs - inset, cs - inset,
-           (Colour)cell[(size_t)r * C + c].cls);
+      fill(&cv, gx + c * cs + inset, gy + r * cs + inset, cs - inset, cs - inset, (Colour)cell[(size_t)r * C + c].cls);
   /* the valid region: an edge between a stored cell and an unstored one (or the border) */
   for (int r = 0; r < R; r++)
     for (int c = 0; c < C; c++) {
       const Cell *x = &cell[(size_t)r * C + c];
       if (!x->written) continue;
-      int X = PIC_MARGIN + c * cs, Y = PIC_MARGIN + r * cs;
+      int X = gx + c * cs, Y = gy + r * cs;
       if (c == 0 || !cell[(size_t)r * C + c - 1].written) fill(&cv, X, Y, 1, cs + 1, C_VALID);
       if (c == C - 1 || !cell[(size_t)r * C + c + 1].written) fill(&cv, X + cs, Y, 1, cs + 1, C_VALID);
       if (r == 0 || !cell[(size_t)(r - 1) * C + c].written) fill(&cv, X, Y, cs + 1, 1, C_VALID);
@@ -286,16 +350,18 @@ static void draw(OutDiff *od, const Cell *cell) {
     for (int c = 0; c < C; c++) {
       const Cell *x = &cell[(size_t)r * C + c];
       if (x->lane < 0) continue;
-      int X = PIC_MARGIN + c * cs, Y = PIC_MARGIN + r * cs;
+      int X = gx + c * cs, Y = gy + r * cs;
       const Cell *e = c + 1 < C ? &cell[(size_t)r * C + c + 1] : NULL, *s = r + 1 < R ? &cell[(size_t)(r + 1) * C + c] : NULL;
       if (e && e->lane >= 0 && e->lane != x->lane && e->store == x->store) fill(&cv, X + cs - t / 2, Y, t, cs + 1, C_LANE);
       if (s && s->lane >= 0 && s->lane != x->lane && s->store == x->store) fill(&cv, X, Y + cs - t / 2, cs + 1, t, C_LANE);
     }
   /* the legend */
-  int ly = 2 * PIC_MARGIN + gh;
+  int ly = gy + gh + PIC_MARGIN;
+  lx = PIC_MARGIN;
   for (int i = 0; i < NLEGEND; i++) {
-    int lx = PIC_MARGIN + i * (SWATCH + 8);
     Colour c = legend_order[i];
+    int w = SWATCH + 4 + (int)strlen(pal[c].label) * GLYPH_W + 12;
+    if (lx + w > W - PIC_MARGIN && lx > PIC_MARGIN) ly += SWATCH + 6, lx = PIC_MARGIN;
     if (c == C_LANE || c == C_VALID) {
       fill(&cv, lx, ly, SWATCH, SWATCH, C_UNWRITTEN);
       if (c == C_LANE) fill(&cv, lx + SWATCH / 2 - 1, ly, 3, SWATCH, C_LANE);
@@ -304,6 +370,8 @@ static void draw(OutDiff *od, const Cell *cell) {
     } else {
       fill(&cv, lx, ly, SWATCH, SWATCH, c);
     }
+    text(&cv, lx + SWATCH + 4, ly + (SWATCH - GLYPH_H) / 2, pal[c].label, C_TEXT);
+    lx += w;
   }
   od->png = encode_png(&cv, &od->pnglen);
   free(cv.px);
@@ -368,7 +436,7 @@ static void compare(Rep *r, Sim *g, const Kernel *gk, Sim *s, const Kernel *k) {
         od->missing += v == can, od->extra += e == can;
         if (od->nfirst < FIRST_N) od->first[od->nfirst++] = (Elt){y, x, e, v};
       }
-    if (od->differ) draw(od, cell);
+    if (od->differ) draw(od, cell, nz(r->f.variant));
     free(cell);
     r->nout++;
   }
@@ -737,7 +805,7 @@ static void write_md(FILE *f, const Rep *r, const char *version) {
     fputc('\n', f);
   }
   if (r->nout) {
-    fputs("Picture legend (the swatches below each picture, left to right):\n\n", f);
+    fputs("Picture legend (the labelled swatches below each picture):\n\n", f);
     for (int k = 0; k < NLEGEND; k++) fprintf(f, "- %s: %s\n", pal[legend_order[k]].name, pal[legend_order[k]].meaning);
     fputc('\n', f);
   }
