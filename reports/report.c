@@ -74,7 +74,7 @@ typedef struct {
 typedef struct {
   DbInfo f;
   const char *kernel;                           /* reduced text if any, else the kernel */
-  char title[300];
+  char title[640];
   char backend[8];                              /* model or ptoas */
   char schedule[40];                            /* rr, random:N, or - */
   char bugs[400];                               /* the --bugs list of the test case */
@@ -92,7 +92,7 @@ typedef struct {
   char *ir_diff;                                /* malloc'd; NULL if not available */
   char ir_note[400];
   /* the environment */
-  char host[200], compiler[200], ptoas[120];
+  char host[320], compiler[200], ptoas[120];
 } Rep;
 
 static void put(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : "-"); }
@@ -758,6 +758,14 @@ static void campaigns_text(FILE *f, const DbInfo *i) {
   if (!i->ncampaigns) fputc('-', f);
 }
 
+/* The outputs that agree with the golden run, on one line. */
+static void agreeing(FILE *f, const Rep *r) {
+  int n = 0;
+  for (int o = 0; o < r->nout; o++)
+    if (!r->out[o].differ) fprintf(f, "%s%s", n++ ? ", " : "The outputs that agree with the golden run: ", r->out[o].name);
+  if (n) fputs(".\n\n", f);
+}
+
 static void write_md(FILE *f, const Rep *r, const char *version) {
   const DbInfo *i = &r->f;
   fprintf(f, "# ptofuzz finding %lld: %s\n\n", (long long)i->id, r->title);
@@ -784,6 +792,7 @@ static void write_md(FILE *f, const Rep *r, const char *version) {
   fprintf(f, "%s.\n\n", r->rerun_note);
   for (int o = 0; o < r->nout; o++) {
     const OutDiff *od = &r->out[o];
+    if (!od->differ) continue;
     fprintf(f, "### %s: %s[%d, %d], %lld differing elements", od->name, ir_dtype_name(od->dt), od->rows, od->cols,
             (long long)od->differ);
     if (od->differ)
@@ -804,6 +813,7 @@ static void write_md(FILE *f, const Rep *r, const char *version) {
     }
     fputc('\n', f);
   }
+  agreeing(f, r);
   if (r->nout) {
     fputs("Picture legend (the labelled swatches below each picture):\n\n", f);
     for (int k = 0; k < NLEGEND; k++) fprintf(f, "- %s: %s\n", pal[legend_order[k]].name, pal[legend_order[k]].meaning);
@@ -867,6 +877,7 @@ static void write_html(FILE *f, const Rep *r, const char *version) {
   fputs(".</p>\n", f);
   for (int o = 0; o < r->nout; o++) {
     const OutDiff *od = &r->out[o];
+    if (!od->differ) continue;
     fputs("<h3>", f);
     rep_html_text(f, od->name);
     fprintf(f, ": %s[%d, %d], %lld differing elements", ir_dtype_name(od->dt), od->rows, od->cols, (long long)od->differ);
@@ -893,6 +904,9 @@ static void write_html(FILE *f, const Rep *r, const char *version) {
       fputs("\"></p>\n", f);
     }
   }
+  fputs("<p>", f);
+  agreeing(f, r);
+  fputs("</p>\n", f);
   if (r->nout) {
     fputs("<ul id=\"legend\">\n", f);
     for (int k = 0; k < NLEGEND; k++) {
