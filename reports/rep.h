@@ -168,6 +168,10 @@ typedef struct {
 /* Write finding id's report: 0 ok, 1 no such finding or a database error,
  * 2 a file cannot be written. Messages on stderr. */
 int rep_report(Db *d, int64_t id, const RepOpts *o);
+/* A unified diff of two texts by lines (3 lines of context; lines matched
+ * with their indentation ignored, a context line shown as in b), headed
+ * "--- na" / "+++ nb"; malloc'd. Only the headers when they agree. */
+char *rep_line_diff(const char *a, const char *b, const char *na, const char *nb);
 /* Text with HTML's special characters escaped. */
 void rep_html_text(FILE *f, const char *s);
 

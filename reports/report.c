@@ -608,6 +608,15 @@ static char *line_diff(const Lines *a, const Lines *b, const char *na, const cha
   return text;
 }
 
+char *rep_line_diff(const char *a, const char *b, const char *na, const char *nb) {
+  char *ta = strdup(a), *tb = strdup(b);
+  if (!ta || !tb) die("out of memory");
+  Lines la = split_lines(ta), lb = split_lines(tb);
+  char *d = line_diff(&la, &lb, na, nb);
+  free(la.l), free(lb.l), free(ta), free(tb);
+  return d;
+}
+
 static void ir_diff(Rep *r) {
   const char *bad = r->f.first_bad_pass;
   if (!bad || !strcmp(bad, "-")) {
