@@ -610,6 +610,13 @@ int fz_run(const FzRunOpts *o) {
   /* the row is ended whatever stopped the run: kernels, seconds, end */
   bool ended = db_campaign_end(db, p.campaign, k, secs);
   if (!ended && !p.dberr[0]) snprintf(p.dberr, sizeof p.dberr, "ending the campaign: %s", db_errmsg(db));
+  if (nm && !p.dberr[0]) {                      /* the dashboard's unsupported shares per variant */
+    int64_t un[ORC_NVARIANT] = {0};
+    for (int w = 0; w < nm; w++)
+      for (int v = 0; v < ORC_NVARIANT; v++) un[v] += sh[w].unsup[v];
+    if (!db_campaign_variants(db, p.campaign, valid, orc_variants, un, ORC_NVARIANT))
+      fprintf(stderr, "ptofuzz: database: %s\n", db_errmsg(db));
+  }
   char stopped[64] = "";
   if (p.dberr[0]) snprintf(stopped, sizeof stopped, " stopped=db-error");
   else if (p.stop_sig) snprintf(stopped, sizeof stopped, " stopped=%s", p.stop_sig == SIGINT ? "SIGINT" : "SIGTERM");

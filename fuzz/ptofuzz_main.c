@@ -8,6 +8,7 @@
  *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
  *          [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]
  *   reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]
+ *   report ID [--db=F] [--format=md|html|json] [-o FILE]   dashboard [--db=F] -o DIR
  * Every command and subcommand answers --help (usage on stdout, exit 0) and
  * --version; a usage error names the bad argument (exit 1). `run` without
  * --seed draws a fresh seed (/dev/urandom, else the clock) that the summary
@@ -48,6 +49,8 @@ static const struct {
            "ptofuzz db show|export ID [--db=F]\n"
            "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
            "ptofuzz db merge F... [--db=F]     fold F... into the database (default findings.db)\n"},
+    {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE]     a finding's triage report\n"},
+    {"dashboard", "ptofuzz dashboard [--db=F] -o DIR     a static HTML page over the database\n"},
     {"reduce", "ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST|all] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
                "                [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]\n"
                "ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]\n"},
@@ -798,6 +801,35 @@ done:
   return rc;
 }
 
+/* `report ID [--db=F] [--format=md|html|json] [-o FILE]` and `dashboard [--db=F] -o DIR`
+ * (reports/report.c, reports/dashboard.c). */
+static int triage(bool dash, int argc, char **argv) {
+  const char *cmd = dash ? "dashboard" : "report";
+  const char *path = "findings.db", *out = NULL, *fmt = "md", *ids = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (flag(argv[i], "--db=", &path) || flag(argv[i], "--format=", &fmt) || flag(argv[i], "-o=", &out)) {
+    } else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (argv[i][0] == '-' || dash || ids) return bad_arg(cmd, argv[i], NULL);
+    else ids = argv[i];
+  }
+  char *e = NULL;
+  long long id = ids ? strtoll(ids, &e, 10) : 0;
+  RepFormat f = !strcmp(fmt, "md") ? REP_MD : !strcmp(fmt, "html") ? REP_HTML : !strcmp(fmt, "json") ? REP_JSON : -1;
+  if ((int)f < 0) return bad_arg(cmd, fmt, "unknown --format");
+  if (dash && !out) return bad_arg(cmd, "-o DIR", "missing");
+  if (!dash && (!ids || !*ids || *e || id < 1)) return bad_arg(cmd, ids ? ids : "ID", ids ? "not a finding id" : "missing");
+  char err[256];
+  Db *d = db_open_existing(path, err, sizeof err);
+  if (!d) {
+    fprintf(stderr, "ptofuzz: %s: cannot open %s: %s\n", cmd, path, err);
+    return 1;
+  }
+  int rc = dash ? rep_dashboard(d, out, path, PTOFUZZ_VERSION)
+                : rep_report(d, id, &(RepOpts){.format = f, .out = out, .db_path = path, .version = PTOFUZZ_VERSION});
+  db_close(d);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   /* Every kernel allocates and frees the same few megabytes: keep them in the
    * heap instead of handing them back to the kernel (page faults, zeroing). */
@@ -818,6 +850,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "bench")) return bench(argc - 2, argv + 2);
   if (!strcmp(argv[1], "db")) return dbcmd(argc - 2, argv + 2);
   if (!strcmp(argv[1], "reduce")) return reduce(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "report") || !strcmp(argv[1], "dashboard")) return triage(argv[1][0] == 'd', argc - 2, argv + 2);
   fprintf(stderr, "ptofuzz: unknown command '%s'\n", argv[1]);
   return usage();
 }

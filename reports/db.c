@@ -46,8 +46,14 @@
  *     campaign INTEGER NOT NULL REFERENCES campaign(id),
  *     hits INTEGER NOT NULL,    -- the finding's hits in that campaign
  *     PRIMARY KEY(finding, campaign)) WITHOUT ROWID;
+ *   CREATE TABLE campaign_variant(      -- v3: per campaign and variant, for the dashboard
+ *     campaign INTEGER REFERENCES campaign(id),
+ *     variant TEXT NOT NULL,    -- none@a2a3, none@a5, up_down, left_right
+ *     valid INTEGER,            -- valid kernels of the campaign
+ *     unsupported INTEGER,      -- of them, how many this variant skipped (an unsupported diagnostic)
+ *     PRIMARY KEY(campaign, variant));
  *   PRAGMA application_id = 1347702598;   -- 0x50544F46, 'PTOF'
- *   PRAGMA user_version = 2;
+ *   PRAGMA user_version = 3;
  *
  * Version 1 had neither campaign.uid nor sighting. Opening a version 1 file
  * upgrades it (upgrade[1]): each campaign gets the uid
@@ -117,6 +123,9 @@ static const char *const upgrade[DB_SCHEMA_VERSION] = {
     "UPDATE sighting SET hits = hits + max(0, (SELECT coalesce(f.hits, 0) FROM finding f WHERE f.id = sighting.finding)"
     " - (SELECT sum(s.hits) FROM sighting s WHERE s.finding = sighting.finding))"
     " WHERE campaign = (SELECT min(s.campaign) FROM sighting s WHERE s.finding = sighting.finding);",
+    /* 2 -> 3: unsupported counts per campaign and variant, for the dashboard */
+    "CREATE TABLE campaign_variant(campaign INTEGER REFERENCES campaign(id), variant TEXT NOT NULL,"
+    " valid INTEGER, unsupported INTEGER, PRIMARY KEY(campaign, variant));",
 };
 
 /* Add a test case unless its finding (?1) already has ?9 of them. */
@@ -662,6 +671,8 @@ typedef struct {
   int n, cap;
 } CampMaps;
 
+static bool merge_campaign_variants(Db *d, Db *o, const CampMaps *m);
+
 static const CampMap *camp_find(const CampMaps *m, int64_t from) {
   int lo = 0, hi = m->n - 1;
   while (lo <= hi) {
@@ -782,7 +793,7 @@ static bool merge_testcases(Db *d, Db *o, const CampMaps *m, int64_t from, int64
 static bool merge_rows(Db *d, Db *o, DbMergeStats *st) {
   CampMaps m = {0};
   sqlite3_stmt *q = NULL, *s = NULL, *u = NULL;
-  bool ok = merge_campaigns(d, o, &m, st) &&
+  bool ok = merge_campaigns(d, o, &m, st) && merge_campaign_variants(d, o, &m) &&
        (q = prep(o, "SELECT id, signature, kind, mode, code, op, pass, pattern, summary, first_seen, last_seen,"
                     " coalesce(hits, 0), coalesce(status, 'new'), first_bad_pass FROM finding ORDER BY id")) &&
        (s = prep(d, "INSERT INTO finding(signature, kind, mode, code, op, pass, pattern, summary, first_seen,"
@@ -1070,3 +1081,173 @@ int db_cmd_export(Db *d, int64_t id, FILE *out) {
   fin(&s);
   return cmd_status(d, out, ok);
 }
+
+/* ---- triage reports and the dashboard (reports/report.c, reports/dashboard.c) ---- */
+
+/* o's campaign_variant rows into d, for the campaigns d did not hold yet
+ * (campaign ids mapped as merge_campaigns mapped them). */
+static bool merge_campaign_variants(Db *d, Db *o, const CampMaps *m) {
+  sqlite3_stmt *q = prep(o, "SELECT campaign, variant, valid, unsupported FROM campaign_variant"
+                            " ORDER BY campaign, variant");
+  sqlite3_stmt *s = q ? prep(d, "INSERT OR REPLACE INTO campaign_variant(campaign, variant, valid, unsupported)"
+                                " VALUES(?1, ?2, ?3, ?4)") : NULL;
+  int rc = s ? SQLITE_ROW : 0;
+  bool ok = rc;
+  while (ok && (rc = step(o, q, "reading campaign variants")) == SQLITE_ROW) {
+    const CampMap *c = camp_find(m, col_int(q, 0));
+    if (!c || c->known) continue;
+    ok = bind_int(d, s, 1, c->to) && bind_col(d, s, 2, q, 1) && bind_col(d, s, 3, q, 2) &&
+         bind_col(d, s, 4, q, 3) && done(d, s, "copying a campaign variant");
+    rewind_stmt(s);
+  }
+  fin(&s);
+  fin(&q);
+  return ok && rc == SQLITE_DONE;
+}
+
+bool db_campaign_variants(Db *d, int64_t campaign, int64_t valid, const char *const *variant,
+                          const int64_t *unsupported, int n) {
+  static const char what[] = "recording unsupported counts";
+  if (!tx_begin(d, what)) return false;
+  sqlite3_stmt *s = prep(d, "INSERT OR REPLACE INTO campaign_variant(campaign, variant, valid, unsupported)"
+                            " VALUES(?1, ?2, ?3, ?4)");
+  bool ok = s;
+  for (int i = 0; i < n && ok; i++) {
+    ok = bind_int(d, s, 1, campaign) && bind_text(d, s, 2, variant[i]) && bind_int(d, s, 3, valid) &&
+         bind_int(d, s, 4, unsupported[i]) && done(d, s, what);
+    rewind_stmt(s);
+  }
+  fin(&s);
+  return tx_end(d, ok, what);
+}
+
+static char *dup_or_null(sqlite3_stmt *s, int c) { return col_text(s, c) ? dup_col(s, c) : NULL; }
+
+void db_info_free(DbInfo *f) {
+  char **str[] = {&f->signature, &f->kind,   &f->mode,     &f->code,     &f->op,     &f->pass,    &f->pattern,
+                  &f->summary,   &f->status, &f->first_seen, &f->last_seen, &f->first_bad_pass, &f->kernel,
+                  &f->reduced,   &f->variant, &f->flags};
+  for (size_t i = 0; i < sizeof str / sizeof *str; i++) free(*str[i]);
+  free(f->campaigns);
+  memset(f, 0, sizeof *f);
+}
+
+bool db_info(Db *d, int64_t id, DbInfo *f, char *err, size_t errn) {
+  memset(f, 0, sizeof *f);
+  if (!rd_begin(d)) {
+    give(d, err, errn);
+    return false;
+  }
+  sqlite3_stmt *s = prep(d, "SELECT f.signature, f.kind, f.mode, f.code, f.op, f.pass, f.pattern, f.summary,"
+                            " f.status, f.first_seen, f.last_seen, f.first_bad_pass, t.kernel, t.reduced, t.variant,"
+                            " t.flags, coalesce(f.hits, 0), t.seed, t.id IS NOT NULL FROM finding f"
+                            " LEFT JOIN testcase t ON t.id = (SELECT min(id) FROM testcase WHERE finding = f.id)"
+                            " WHERE f.id = ?1");
+  int rc = s && bind_int(d, s, 1, id) ? step(d, s, "reading a finding") : 0;
+  bool ok = rc == SQLITE_ROW;
+  if (rc == SQLITE_DONE) fail(d, "no finding %" PRId64, id);
+  if (ok) {
+    char **str[] = {&f->signature, &f->kind,   &f->mode,     &f->code,     &f->op,     &f->pass,    &f->pattern,
+                    &f->summary,   &f->status, &f->first_seen, &f->last_seen, &f->first_bad_pass, &f->kernel,
+                    &f->reduced,   &f->variant, &f->flags};
+    for (int c = 0; c < 16; c++) *str[c] = dup_or_null(s, c);
+    f->id = id;
+    f->hits = col_int(s, 16);
+    f->seed = to_u64(col_int(s, 17));
+    f->has_case = col_int(s, 18) != 0;
+  }
+  fin(&s);
+  ok = ok && (s = prep(d, "SELECT DISTINCT campaign FROM testcase WHERE finding = ?1 AND campaign IS NOT NULL"
+                          " ORDER BY campaign")) && bind_int(d, s, 1, id);
+  while (ok && (rc = step(d, s, "reading campaigns")) == SQLITE_ROW) {
+    int64_t *c = realloc(f->campaigns, (size_t)(f->ncampaigns + 1) * sizeof *c);
+    if (!c) bug("out of memory");
+    f->campaigns = c;
+    c[f->ncampaigns++] = col_int(s, 0);
+  }
+  ok = ok && rc == SQLITE_DONE;
+  fin(&s);
+  rd_end(d);
+  if (!ok) {
+    give(d, err, errn);
+    db_info_free(f);
+  }
+  return ok;
+}
+
+int db_finding_rows(Db *d, DbFindingRow **out) {
+  *out = NULL;
+  sqlite3_stmt *s = prep(d, "SELECT f.id, coalesce(f.hits, 0), coalesce(f.status, 'new'), f.kind, f.signature,"
+                            " f.summary, (SELECT min(campaign) FROM testcase WHERE finding = f.id)"
+                            " FROM finding f ORDER BY f.id");
+  int n = 0, rc = s ? SQLITE_ROW : 0;
+  while (s && (rc = step(d, s, "listing findings")) == SQLITE_ROW) {
+    DbFindingRow *r = realloc(*out, (size_t)(n + 1) * sizeof *r);
+    if (!r) bug("out of memory");
+    *out = r;
+    r += n++;
+    r->id = col_int(s, 0), r->hits = col_int(s, 1);
+    r->status = dup_col(s, 2), r->kind = dup_col(s, 3), r->signature = dup_col(s, 4), r->summary = dup_col(s, 5);
+    r->first_campaign = sqlite3_column_type(s, 6) == SQLITE_NULL ? 0 : col_int(s, 6);
+  }
+  fin(&s);
+  if (rc == SQLITE_DONE) return n;
+  db_finding_rows_free(*out, n);
+  *out = NULL;
+  return -1;
+}
+
+void db_finding_rows_free(DbFindingRow *r, int n) {
+  for (int i = 0; i < n; i++) free(r[i].status), free(r[i].kind), free(r[i].signature), free(r[i].summary);
+  free(r);
+}
+
+int db_campaign_rows(Db *d, DbCampaignRow **out) {
+  *out = NULL;
+  if (!rd_begin(d)) return -1;
+  sqlite3_stmt *s = prep(d, "SELECT id, coalesce(engine, '-'), seed, coalesce(defects, ''), coalesce(kernels, 0),"
+                            " coalesce(seconds, 0), coalesce(started, '-'), ended IS NOT NULL,"
+                            " (SELECT count(*) FROM finding f WHERE (SELECT min(campaign) FROM testcase"
+                            "   WHERE finding = f.id) = campaign.id)"
+                            " FROM campaign ORDER BY id");
+  sqlite3_stmt *u = s ? prep(d, "SELECT variant, coalesce(valid, 0), coalesce(unsupported, 0) FROM campaign_variant"
+                                " WHERE campaign = ?1 ORDER BY rowid") : NULL;
+  int n = 0, rc = u ? SQLITE_ROW : 0;
+  bool ok = u;
+  while (ok && (rc = step(d, s, "listing campaigns")) == SQLITE_ROW) {
+    DbCampaignRow *r = realloc(*out, (size_t)(n + 1) * sizeof *r);
+    if (!r) bug("out of memory");
+    *out = r;
+    r += n++;
+    memset(r, 0, sizeof *r);
+    r->id = col_int(s, 0), r->engine = dup_col(s, 1), r->seed = to_u64(col_int(s, 2));
+    r->defects = dup_col(s, 3), r->kernels = col_int(s, 4), r->seconds = sqlite3_column_double(s, 5);
+    r->started = dup_col(s, 6), r->ended = col_int(s, 7) != 0, r->new_findings = col_int(s, 8);
+    int rc2 = 0;
+    ok = bind_int(d, u, 1, r->id);
+    while (ok && (rc2 = step(d, u, "reading campaign variants")) == SQLITE_ROW) {
+      if (r->nvar < DB_MAX_VARIANTS) {
+        snprintf(r->variant[r->nvar], sizeof r->variant[0], "%s", col_dash(u, 0));
+        r->valid = col_int(u, 1);
+        r->unsupported[r->nvar++] = col_int(u, 2);
+      }
+    }
+    ok = ok && rc2 == SQLITE_DONE;
+    rewind_stmt(u);
+  }
+  ok = ok && rc == SQLITE_DONE;
+  fin(&u);
+  fin(&s);
+  rd_end(d);
+  if (ok) return n;
+  db_campaign_rows_free(*out, n);
+  *out = NULL;
+  return -1;
+}
+
+void db_campaign_rows_free(DbCampaignRow *r, int n) {
+  for (int i = 0; i < n; i++) free(r[i].engine), free(r[i].defects), free(r[i].started);
+  free(r);
+}
+
+const char *db_sqlite_version(void) { return sqlite3_libversion(); }

@@ -1,6 +1,6 @@
 /* rep.h — the internal header of libreports (the findings database, reports).
  * Sectioned by the file that defines each part. Exported names carry the
- * prefix db_; everything else is static. No global mutable state: an open
+ * prefix db_ (database) or rep_ (reports, dashboard); everything else is static. No global mutable state: an open
  * database is a value (Db), one per process or thread that uses it. */
 #ifndef REP_H
 #define REP_H
@@ -24,7 +24,7 @@
  * pattern, so seeds >= 2^63 read back negative in the sqlite3 shell). */
 
 enum {
-  DB_SCHEMA_VERSION = 2,                        /* PRAGMA user_version */
+  DB_SCHEMA_VERSION = 3,                        /* PRAGMA user_version */
   DB_TESTCASE_CAP = 3,                          /* test cases kept per finding */
 };
 
@@ -135,5 +135,72 @@ int db_cmd_stats(Db *d, FILE *out);             /* "key value" lines */
  * exactly one defect of the model back end, `# defect: NAME -> KIND SIG`)
  * then its reduced text if any, else its first kernel. */
 int db_cmd_export(Db *d, int64_t id, FILE *out);
+
+/* ---- db.c: what reports and the dashboard read ------------------------------- */
+
+/* The per-variant unsupported counts of a campaign (campaign_variant rows,
+ * schema version 2): valid kernels, and per variant how many were skipped. */
+bool db_campaign_variants(Db *d, int64_t campaign, int64_t valid, const char *const *variant,
+                          const int64_t *unsupported, int n);
+/* One finding, its first test case and the campaigns of all its test cases.
+ * Strings malloc'd (NULL where the column is NULL); db_info_free releases. */
+typedef struct {
+  int64_t id, hits;
+  char *signature, *kind, *mode, *code, *op, *pass, *pattern, *summary, *status, *first_seen, *last_seen,
+      *first_bad_pass;
+  bool has_case;                                /* the first test case: */
+  char *kernel, *reduced, *variant, *flags;
+  uint64_t seed;
+  int64_t *campaigns;
+  int ncampaigns;
+} DbInfo;
+bool db_info(Db *d, int64_t id, DbInfo *f, char *err, size_t errn);
+void db_info_free(DbInfo *f);
+/* Every finding (id order) and every campaign (id order); the count or -1. */
+typedef struct {
+  int64_t id, hits, first_campaign;             /* first_campaign: of its first test case, 0 none */
+  char *status, *kind, *signature, *summary;
+} DbFindingRow;
+int db_finding_rows(Db *d, DbFindingRow **out);
+void db_finding_rows_free(DbFindingRow *r, int n);
+enum { DB_MAX_VARIANTS = 8 };
+typedef struct {
+  int64_t id, kernels, new_findings;            /* new: findings whose first test case is from it */
+  double seconds;
+  uint64_t seed;
+  char *engine, *defects, *started;
+  bool ended;
+  int nvar;                                     /* campaign_variant rows (0 before schema version 2) */
+  int64_t valid, unsupported[DB_MAX_VARIANTS];
+  char variant[DB_MAX_VARIANTS][24];
+} DbCampaignRow;
+int db_campaign_rows(Db *d, DbCampaignRow **out);
+void db_campaign_rows_free(DbCampaignRow *r, int n);
+const char *db_sqlite_version(void);
+
+/* ---- report.c: the triage report of one finding (DESIGN section 11) ------------ */
+
+typedef enum { REP_MD, REP_HTML, REP_JSON } RepFormat;
+typedef struct {
+  RepFormat format;
+  const char *out;                              /* the file; NULL: stdout (md: pictures in the cwd) */
+  const char *db_path;                          /* for the reproduce commands */
+  const char *version;                          /* the tool's version */
+} RepOpts;
+/* Write finding id's report: 0 ok, 1 no such finding or a database error,
+ * 2 a file cannot be written. Messages on stderr. */
+int rep_report(Db *d, int64_t id, const RepOpts *o);
+/* A unified diff of two texts by lines (3 lines of context; lines matched
+ * with their indentation ignored, a context line shown as in b), headed
+ * "--- na" / "+++ nb"; malloc'd. Only the headers when they agree. */
+char *rep_line_diff(const char *a, const char *b, const char *na, const char *nb);
+/* Text with HTML's special characters escaped. */
+void rep_html_text(FILE *f, const char *s);
+
+/* ---- dashboard.c: a static page over the database ------------------------------- */
+
+/* DIR/index.html and DIR/finding-ID.html for each finding; 0 ok, 1 database
+ * error, 2 a file cannot be written. */
+int rep_dashboard(Db *d, const char *dir, const char *db_path, const char *version);
 
 #endif

@@ -1,11 +1,17 @@
 #!/bin/sh
 # deps.sh — install the Debian packages ptofuzz needs that are missing.
 # Quiet when nothing is missing. Needs root and apt to install anything.
+# `deps.sh chromium` installs only headless Chromium, which the dashboard test
+# (tests/dashboard.t) alone needs; nothing else does.
 set -eu
-need="cmake clang libclang-rt-14-dev libsqlite3-dev sqlite3 afl++ perl make gcc"
+if [ "${1:-}" = chromium ]; then
+  need="chromium"
+else
+need="cmake clang libclang-rt-14-dev libsqlite3-dev sqlite3 afl++ perl make gcc libpng-dev"
 # The real back end (docs/real-backend.md): the prebuilt ptoas links LLVM 19
 # and z3; its C++ output compiles against pto-isa with clang++-19.
 need="$need libllvm19 libz3-4 clang-19"
+fi
 missing=""
 for p in $need; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,77 @@
+#!/bin/sh
+# report.t — `ptofuzz report ID`: a short campaign against store-axis-swap,
+# then the triage report of its first miscompile as markdown (with a valid PNG
+# picture beside it that shows the lane boundary), JSON (parsed by JSON::PP,
+# with the fields) and HTML (the picture inlined); the reproduce commands it
+# prints reproduce the signature; errors are usage errors.
+. "$(dirname "$0")/lib.sh"
+F="$B/bin/ptofuzz"
+PS="$B/tests/pngstat"
+DB="$T/f.db"
+
+"$F" run --bugs=store-axis-swap --time=5 --jobs=1 --seed=3 --db="$DB" --quiet >/dev/null 2>&1
+ID=$("$F" db list --db="$DB" | awk '$4 ~ /^miscompile\|/ { print $1; exit }')
+[ -n "$ID" ]
+ok $? "report-1.1 a 5-second store-axis-swap campaign (seed 3) records a miscompile (id ${ID:-none})"
+ID=${ID:-1}
+
+"$F" report "$ID" --db="$DB" --format=md -o "$T/r.md" && [ -s "$T/r.md" ]
+ok $? "report-1.2 report --format=md writes the file"
+grep -q "^# ptofuzz finding $ID: Wrong output" "$T/r.md" && grep -q '^## Reproduce' "$T/r.md" &&
+  grep -q '^## IR before and after the first bad pass' "$T/r.md" && grep -q '^- tool: ptofuzz .* (commit ' "$T/r.md"
+ok $? "report-1.3 markdown has the title in words, the reproduce, IR diff and environment sections"
+PNG=$(sed -n 's/^!\[.*\](\(.*\.png\))$/\1/p' "$T/r.md" | head -1)
+[ -n "$PNG" ] && [ -s "$T/$PNG" ]
+ok $? "report-1.4 the markdown references a PNG written beside it (${PNG:-none})"
+[ "$(head -c 8 "$T/$PNG" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+ok $? "report-1.5 the picture has the PNG signature"
+# IHDR: width and height, big-endian, at bytes 16..23; pngstat decodes the image
+ihdr=$(od -An -tu1 -j16 -N8 "$T/$PNG" | awk '{ print $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }')
+set -- $("$PS" "$T/$PNG" 0050ff d62728 7b2cbf)
+[ "$ihdr" = "$1 $2" ] && [ "$1" -ge 50 ] && [ "$2" -ge 30 ]
+ok $? "report-1.6 the PNG decodes with its IHDR size ($ihdr; decoded $1 $2)"
+[ "${4:-0}" -gt 0 ]
+ok $? "report-1.7 the lane boundary colour (#0050ff) appears (${4:-0} pixels)"
+[ "$((${5:-0} + ${6:-0}))" -gt 0 ]
+ok $? "report-1.8 differing cells are drawn (red ${5:-0}, purple ${6:-0} pixels)"
+grep -q '^| \[[0-9]*, [0-9]*\] | .* | 0x[0-9a-f]* | 0x[0-9a-f]* |$' "$T/r.md"
+ok $? "report-1.9 differing elements are listed with index, decimal and hex values"
+sed -n '/^```diff/,/^```$/p' "$T/r.md" | grep -q '^@@ -[0-9]*,[0-9]* +[0-9]*,[0-9]* @@'
+ok $? "report-1.10 the IR diff has unified hunks"
+
+"$F" report "$ID" --db="$DB" --format=json -o "$T/r.json"
+perl -MJSON::PP -e '
+  local $/; open my $fh, "<", $ARGV[0] or exit 1; my $j = JSON::PP->new->decode(<$fh>);
+  for my $k (qw(id title signature fields kind backend variant schedule first_bad_pass hits first_seen last_seen
+                campaigns reproduce kernel outputs ir_diff environment)) { exists $j->{$k} or die "no $k\n" }
+  $j->{kind} eq "miscompile" or die "kind\n";
+  my @d = grep { $_->{differing} > 0 } @{$j->{outputs}};
+  @d && @{$d[0]{first}} && defined $d[0]{first}[0]{expected_hex} && $d[0]{picture_png_base64} or die "outputs\n";
+  $j->{ir_diff}{diff} =~ /^@@ /m or die "diff\n";
+  $j->{environment}{commit} ne "" or die "commit\n";
+  @{$j->{campaigns}} == 1 or die "campaigns\n";
+' "$T/r.json"
+ok $? "report-2.1 --format=json parses with JSON::PP and has the fields"
+
+"$F" report "$ID" --db="$DB" --format=html -o "$T/r.html" && grep -q '<img class="tile" alt="[^"]*" src="data:image/png;base64,iVBORw0KGgo' "$T/r.html"
+ok $? "report-3.1 --format=html inlines the picture as a data URI"
+! grep -q 'src="[^d]' "$T/r.html"
+ok $? "report-3.2 the HTML refers to no other file"
+
+# the reproduce commands, run as printed (tools from the build)
+(cd "$T" && perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print "$_\n" for @{$j->{reproduce}}' < r.json |
+  sed "s#^ptofuzz #$OLDPWD/$F #; s#^ptosim #$OLDPWD/$B/bin/ptosim #" > cmds && sh -e cmds > repro.out 2>&1)
+SIG=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{signature}' < "$T/r.json")
+grep -qF "sig=$SIG" "$T/repro.out"
+ok $? "report-4.1 the printed reproduce commands show the signature again"
+
+RID=$("$F" db list --db="$DB" | awk '$4 ~ /^reject\|/ { print $1; exit }')
+"$F" report "${RID:-1}" --db="$DB" > "$T/rej.md" && grep -q 'not a miscompile' "$T/rej.md"
+ok $? "report-5.1 a reject's report (to stdout) says there is no output comparison"
+"$F" report 999999 --db="$DB" >/dev/null 2>&1
+[ $? = 1 ]
+ok $? "report-5.2 an unknown finding exits 1"
+"$F" report "$ID" --db="$DB" --format=pdf >/dev/null 2>&1
+[ $? = 1 ]
+ok $? "report-5.3 an unknown format is a usage error"
+plan
