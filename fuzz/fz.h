@@ -310,6 +310,7 @@ typedef struct {
   int real_every;                               /* the real back end checks kernel i when i % real_every == 0 */
   int real_batch;                               /* kernels per real batch; 0: 32 */
   const char *ptoas, *pto_isa;                  /* toolchain flags, or NULL (orc_real_find) */
+  int64_t shard_i, shard_n;                     /* --shard=I/N: kernels i with i mod N = I; shard_n 0: all */
 } FzRunOpts;
 enum { FZ_MODEL = 1, FZ_PTOAS = 2 };
 enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random schedule 1 in 8 (docs/decisions.md) */
@@ -317,6 +318,7 @@ enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random s
 int fz_run(const FzRunOpts *o);                 /* exit status */
 int fz_bench_throughput(const FzRunOpts *o);    /* seconds or count, seed, policy, bugs */
 uint64_t fz_kernel_seed(uint64_t seed, int64_t i);                  /* kernel i of a campaign */
+bool fz_parse_shard(const char *text, int64_t *i, int64_t *n);     /* "I/N", 0 <= I < N */
 char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len);   /* malloc'd */
 
 /* ---- replay.c: one kernel's verdict as a set of signatures ------------------------ */

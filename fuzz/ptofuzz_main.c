@@ -27,6 +27,7 @@ static int usage(void) {
   fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D] [--jobs=J] [--keep-work]\n"
         "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]\n"
         "                   [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N] [--ptoas=P] [--pto-isa=D]\n"
+        "                   [--shard=I/N]\n"
         "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
         "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]\n"
         "                            [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
@@ -91,7 +92,12 @@ static int run(int argc, char **argv) {
     const char *a = argv[i];
     if (kernel_opt(a, &o)) continue;
     if (num(a, "--jobs=", &v)) o.jobs = (int)v;
-    else if (flag(a, "--db=", &o.db)) {
+    else if (!strncmp(a, "--shard=", 8)) {
+      if (!fz_parse_shard(a + 8, &o.shard_i, &o.shard_n)) {
+        fprintf(stderr, "ptofuzz: run: bad '%s': --shard=I/N takes 0 <= I < N\n", a);
+        return 1;
+      }
+    } else if (flag(a, "--db=", &o.db)) {
     } else if (!strcmp(a, "--quiet")) o.quiet = true;
     else return usage();
   }
