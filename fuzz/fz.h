@@ -405,6 +405,16 @@ void fz_real_replay(const FzReal *t, FzRealCase *c, int n, double timeout_s);
  * policy_path. Prints the per-defect lines and the attribution; exit status. */
 int fz_bench_defects(const FzRunOpts *o);
 
+/* ---- import.c: `ptofuzz import`, engine inputs into findings ---------------------- */
+
+/* The kernel text fuzz/target.c generates from an engine input (default
+ * policy, byte choice source). malloc'd. */
+char *fz_bytes_kernel(const uint8_t *data, size_t n, size_t *len);
+/* An engine input's signatures as `ptofuzz import` records them (the oracle in
+ * a forked child with diff's seeds; a crash or hang as a campaign signs it). */
+void fz_sign_input(const uint8_t *data, size_t n, uint32_t bugs, FzVerdict *v);
+int fz_import(int argc, char **argv);           /* the subcommand; exit status */
+
 /* ---- reduce.c: the test-case minimizer (`ptofuzz reduce`) ------------------------- */
 
 enum { FZ_MAXSIGS = 16 };                        /* FZ_SIGLEN: replay.c */

@@ -35,7 +35,8 @@ static int usage(void) {
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n"
         "       ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
         "                           [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]\n"
-        "       ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]\n", stderr);
+        "       ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]\n"
+        "       ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST]\n", stderr);
   return 1;
 }
 
@@ -579,6 +580,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "bench")) return bench(argc - 2, argv + 2);
   if (!strcmp(argv[1], "db")) return dbcmd(argc - 2, argv + 2);
   if (!strcmp(argv[1], "reduce")) return reduce(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "import")) return fz_import(argc - 2, argv + 2);   /* import.c */
   fprintf(stderr, "ptofuzz: unknown command '%s'\n", argv[1]);
   return usage();
 }
