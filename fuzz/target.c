@@ -22,11 +22,12 @@
  * simulator is left to the sanitizers and the fuzzer; `ptofuzz import` signs
  * it as a campaign does (crash|MODE|SIGNAL|-|-|-).
  *
- * Mains. Built with -fsanitize=fuzzer the file has no main (libFuzzer's).
- * Under afl-clang-fast it is an AFL++ persistent-mode main reading test cases
- * from shared memory (__AFL_FUZZ_TESTCASE_BUF, __AFL_LOOP; the buffer and
- * loop state are AFL++'s). With PTO_STDIN_MAIN otherwise, one input is read
- * from stdin (replays). */
+ * Mains. Without PTO_STDIN_MAIN the file has no main: libFuzzer's, or that
+ * of OSS-Fuzz's $LIB_FUZZING_ENGINE (.clusterfuzzlite/build.sh). With it,
+ * under afl-clang-fast, an AFL++ persistent-mode main reading test cases from
+ * shared memory (__AFL_FUZZ_TESTCASE_BUF, __AFL_LOOP; the buffer and loop
+ * state are AFL++'s), which outside afl-fuzz reads one input from stdin; with
+ * another compiler a main reading one input from stdin (replays). */
 #include "fz.h"
 #include "orc.h"
 
@@ -36,32 +37,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The assertion line, then abort. `fn` names the frame the abort comes from. */
-static _Noreturn void fail(const char *fn, int line, const char *sig) {
-  fprintf(stderr, "ptofuzz-target: fuzz/target.c:%d: %s: Assertion `%s' failed.\n", line, fn, sig);
-  fflush(stderr);
-  abort();
-}
-
-/* One frame per finding kind; the empty asm keeps the compiler from folding
- * them into one function. */
+/* One frame per finding kind: the assertion line, then abort. Each is its own
+ * function (noinline; the empty asm keeps the compiler from folding them into
+ * one), so the top of the stack under abort is fz_found_KIND, and the frame
+ * under it LLVMFuzzerTestOneInput (symbolizers show inlined helpers as frames
+ * of their own, so there are none in between). */
 #define FZ_KINDS(X) X(reject) X(escape) X(hang) X(miscompile) X(crash) X(blowup) X(other)
-#define FZ_FOUND(k)                                                                  \
-  static __attribute__((noinline)) _Noreturn void fz_found_##k(const char *sig) {  \
-    __asm__ volatile("" ::: "memory");                                               \
-    fail(__func__, __LINE__, sig);                                                   \
+#define FZ_FOUND(k)                                                                                          \
+  static __attribute__((noinline)) _Noreturn void fz_found_##k(const char *sig) {                          \
+    __asm__ volatile("" ::: "memory");                                                                       \
+    fprintf(stderr, "ptofuzz-target: fuzz/target.c:%d: %s: Assertion `%s' failed.\n", __LINE__, __func__, sig); \
+    fflush(stderr);                                                                                          \
+    abort();                                                                                                 \
   }
 FZ_KINDS(FZ_FOUND)
 #undef FZ_FOUND
-
-static _Noreturn void found(const char *sig) {
-  size_t n = strcspn(sig, "|");
-#define FZ_KIND(k) \
-  if (n == strlen(#k) && !strncmp(sig, #k, n)) fz_found_##k(sig);
-  FZ_KINDS(FZ_KIND)
-#undef FZ_KIND
-  fz_found_other(sig);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint32_t bugs = 0;
@@ -81,13 +71,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (v.finding) {
     fprintf(stderr, "ptofuzz: finding on a fuzzer input (`ptofuzz import FILE` records it); the kernel:\n%s\n", text);
     for (int i = 0; i < v.n; i++) fprintf(stderr, "signature=%s\n", v.sig[i]);
-    found(v.sig[0]);
+    size_t n = strcspn(v.sig[0], "|");       /* the kind: the signature's first field */
+#define FZ_KIND(k) \
+    if (n == strlen(#k) && !strncmp(v.sig[0], #k, n)) fz_found_##k(v.sig[0]);
+    FZ_KINDS(FZ_KIND)
+#undef FZ_KIND
+    fz_found_other(v.sig[0]);
   }
   free(text);
   return 0;
 }
 
-#if defined(__AFL_FUZZ_TESTCASE_LEN)
+#if defined(PTO_STDIN_MAIN) && defined(__AFL_FUZZ_TESTCASE_LEN)
 __AFL_FUZZ_INIT();
 int main(void) {
   __AFL_INIT();
