@@ -305,6 +305,7 @@ typedef struct {
   int random_every;                             /* OrcOpts.random_every; 0: FZ_RANDOM_EVERY */
   bool quiet;
   int trials;                                   /* bench defects: campaigns per defect */
+  const char *engine, *engine_bin;              /* bench defects --engine=libfuzzer|afl, its binary (bench.c) */
   /* the back ends (DESIGN section 13): FZ_MODEL, FZ_PTOAS or both */
   int backend;
   int real_every;                               /* the real back end checks kernel i when i % real_every == 0 */

@@ -32,6 +32,7 @@ static int usage(void) {
         "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]\n"
         "                            [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
         "       ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
+        "       ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N]\n"
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n"
         "       ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
         "                           [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]\n"
@@ -181,7 +182,13 @@ static int bench_defects(int argc, char **argv) {
     else if (num(a, "--trials=", &v) && v >= 1 && v <= 1000) o.trials = (int)v;
     else if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
     else if (num(a, "--seed=", &v)) o.seed = (uint64_t)v;
-    else if (!flag(a, "--policy=", &o.policy_path)) return usage();
+    else if (flag(a, "--engine-bin=", &o.engine_bin)) {
+    } else if (flag(a, "--engine=", &o.engine)) {
+      if (strcmp(o.engine, "libfuzzer") && strcmp(o.engine, "afl")) {
+        fprintf(stderr, "ptofuzz: bench defects: bad '%s': --engine= takes libfuzzer or afl\n", a);
+        return 1;
+      }
+    } else if (!flag(a, "--policy=", &o.policy_path)) return usage();
   }
   return fz_bench_defects(&o);
 }
