@@ -209,6 +209,11 @@ int fz_import(int argc, char **argv) {
   int npaths = 0;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
+    if (!strcmp(a, "--help")) {
+      puts("usage: ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST]\n"
+           "  libFuzzer / AFL++ crash files (a file, or a directory such as crashes/) into findings");
+      return 0;
+    }
     if (!strncmp(a, "--db=", 5) && a[5]) dbpath = a + 5;
     else if (!strncmp(a, "--bugs=", 7)) bugs_text = a + 7;
     else if (!strncmp(a, "--engine=", 9)) {

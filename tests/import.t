@@ -92,4 +92,6 @@ ok $? "import-4.3 an unknown defect exits 1"
 "$F" import --db="$T/x.db" > /dev/null 2>&1
 [ $? = 1 ]
 ok $? "import-4.4 no PATH is a usage error"
+"$F" import --help | grep -q '^usage: ptofuzz import PATH'
+ok $? "import-4.5 --help prints the usage, exit 0"
 plan
