@@ -349,7 +349,7 @@ static bool seed_crashes(const char *bin, const char *seed, int d) {
 /* One engine run with defect d, seed r+1, at most S seconds: its wall time and,
  * when it left a crash file, the file's signatures. */
 static bool engine_run(const char *bin, bool afl, int d, int r, double S, double *t, FzVerdict *v) {
-  char dir[] = "/tmp/ptofuzz-bench-XXXXXX", a[8][4200], crashes[4200];
+  char dir[] = "/tmp/ptofuzz-bench-XXXXXX", a[8][4200], crashes[300];
   if (!mkdtemp(dir)) die("mkdtemp: %s", strerror(errno));
   const char *dict = access("fuzz/ptofuzz.dict", R_OK) ? NULL : "fuzz/ptofuzz.dict";
   char *argv[24];

@@ -185,23 +185,23 @@ if ($what eq 'github') {
   need(defined $shards && $shards =~ /^[1-9]\d*$/, "env.SHARDS, a count");
   my $m = get($w, 'jobs', 'fuzz', 'strategy', 'matrix', 'shard');
   need(ref $m eq 'ARRAY' && join(',', @$m) eq join(',', 0 .. $shards - 1), "matrix.shard is 0..SHARDS-1");
-  need(get($w, 'jobs', 'fuzz', 'strategy', 'fail-fast') eq 'false', "fail-fast: false");
+  need((get($w, 'jobs', 'fuzz', 'strategy', 'fail-fast') // '') eq 'false', "fail-fast: false");
   my @fr = map { lines_of($_->{run}) } grep { ref $_ eq 'HASH' && $_->{run} } @{get($w, 'jobs', 'fuzz', 'steps') // []};
   my @runs = grep { classify($_) eq 'run' } @fr;
   need(@runs == 1 && $runs[0] =~ m{--shard=\$\{\{ matrix\.shard \}\}/\$SHARDS\b} && $runs[0] =~ /--db=shard-\$\{\{ matrix\.shard \}\}\.db/,
        "the fuzz job runs ptofuzz run --shard=\${{ matrix.shard }}/\$SHARDS into shard-\${{ matrix.shard }}.db");
   my @up = grep { ref $_ eq 'HASH' && ($_->{uses} // '') =~ m{^actions/upload-artifact@} } @{get($w, 'jobs', 'fuzz', 'steps')};
-  need(@up == 1 && get($up[0], 'with', 'path') =~ /^shard-\$\{\{ matrix\.shard \}\}\.db$/, "each shard uploads its database");
+  need(@up == 1 && (get($up[0], 'with', 'path') // '') =~ /^shard-\$\{\{ matrix\.shard \}\}\.db$/, "each shard uploads its database");
   need((get($w, 'jobs', 'merge', 'needs') // '') eq 'fuzz', "the merge job needs the fuzz job");
   my @ms = @{get($w, 'jobs', 'merge', 'steps') // []};
   my @dl = grep { ref $_ eq 'HASH' && ($_->{uses} // '') =~ m{^actions/download-artifact@} } @ms;
-  need(@dl == 1 && get($dl[0], 'with', 'pattern') eq 'shard-*' && get($dl[0], 'with', 'path') eq 'shards', "the merge job downloads shard-* into shards/");
+  need(@dl == 1 && (get($dl[0], 'with', 'pattern') // '') eq 'shard-*' && (get($dl[0], 'with', 'path') // '') eq 'shards', "the merge job downloads shard-* into shards/");
   my @mr = map { lines_of($_->{run}) } grep { ref $_ eq 'HASH' && $_->{run} } @ms;
   my %k;
   $k{classify($_)}++ for @mr;
   need($k{merge} && $k{dashboard} && $k{gate}, "the merge job merges, writes the dashboard and runs pto-check");
   my @art = grep { ref $_ eq 'HASH' && ($_->{uses} // '') =~ m{^actions/upload-artifact@} } @ms;
-  need(@art == 1 && get($art[0], 'with', 'path') =~ /\bdashboard\b/ && get($art[0], 'with', 'path') =~ /\bnightly\.db\b/,
+  need(@art == 1 && (get($art[0], 'with', 'path') // '') =~ /\bdashboard\b/ && (get($art[0], 'with', 'path') // '') =~ /\bnightly\.db\b/,
        "the dashboard and the merged database are uploaded");
   out('shards', $shards);
   out('matrix', join(' ', @$m));
@@ -210,11 +210,11 @@ if ($what eq 'github') {
 } else {
   need(@trees == 2, "two documents: the shard Job and the merge Job");
   my ($j, $mj) = @trees;
-  need(get($j, 'apiVersion') eq 'batch/v1' && get($j, 'kind') eq 'Job', "document 1 is a batch/v1 Job");
-  need(get($j, 'spec', 'completionMode') eq 'Indexed', "completionMode: Indexed");
+  need((get($j, 'apiVersion') // '') eq 'batch/v1' && (get($j, 'kind') // '') eq 'Job', "document 1 is a batch/v1 Job");
+  need((get($j, 'spec', 'completionMode') // '') eq 'Indexed', "completionMode: Indexed");
   my $n = get($j, 'spec', 'completions');
-  need(defined $n && $n =~ /^[1-9]\d*$/ && get($j, 'spec', 'parallelism') =~ /^[1-9]\d*$/, "completions and parallelism");
-  need(get($j, 'spec', 'template', 'spec', 'restartPolicy') eq 'Never', "restartPolicy: Never");
+  need(defined $n && $n =~ /^[1-9]\d*$/ && (get($j, 'spec', 'parallelism') // '') =~ /^[1-9]\d*$/, "completions and parallelism");
+  need((get($j, 'spec', 'template', 'spec', 'restartPolicy') // '') eq 'Never', "restartPolicy: Never");
   my $c = get($j, 'spec', 'template', 'spec', 'containers', 0);
   my %env = map { $_->{name} => $_->{value} } @{get($c, 'env') // []};
   need(($env{SHARDS} // '') eq $n, "env SHARDS equals completions");
@@ -222,10 +222,10 @@ if ($what eq 'github') {
   my @runs = grep { classify($_) eq 'run' } lines_of(get($c, 'args', 0));
   need(@runs == 1 && $runs[0] =~ m{--shard=\$JOB_COMPLETION_INDEX/\$SHARDS\b} && $runs[0] =~ m{--db=/results/shard-\$JOB_COMPLETION_INDEX\.db},
        "the pod runs ptofuzz run --shard=\$JOB_COMPLETION_INDEX/\$SHARDS into /results/shard-\$JOB_COMPLETION_INDEX.db");
-  need(get($c, 'volumeMounts', 0, 'mountPath') eq '/results', "the results volume at /results");
-  need(get($mj, 'kind') eq 'Job' && !defined get($mj, 'spec', 'completionMode'), "document 2 is a plain Job");
+  need((get($c, 'volumeMounts', 0, 'mountPath') // '') eq '/results', "the results volume at /results");
+  need((get($mj, 'kind') // '') eq 'Job' && !defined get($mj, 'spec', 'completionMode'), "document 2 is a plain Job");
   my $mc = get($mj, 'spec', 'template', 'spec', 'containers', 0);
-  need(get($mc, 'volumeMounts', 0, 'mountPath') eq '/results', "the merge Job mounts /results");
+  need((get($mc, 'volumeMounts', 0, 'mountPath') // '') eq '/results', "the merge Job mounts /results");
   my @mr = lines_of(get($mc, 'args', 0));
   my %k;
   $k{classify($_)}++ for @mr;
