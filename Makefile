@@ -32,19 +32,31 @@ fuzz: build
 	@$(BUILD)/bin/ptofuzz run --time=60 --jobs=$(JOBS) --db=findings.db
 	@echo "look at the findings:  $(BUILD)/bin/ptofuzz db list   (show ID, export ID, stats)"
 
-# Coverage-guided fuzzing: libFuzzer (clang) and AFL++ (afl-clang-fast), each
-# on the generator's byte choice source; crashes land in fuzz-out/.
+# Coverage-guided fuzzing (docs/fuzzing.md): libFuzzer (clang) and AFL++
+# (afl-clang-fast, persistent mode), both with ASan+UBSan, on the generator's
+# byte choice source. Seeds: corpus/bytes/ (read only); dictionary:
+# fuzz/ptofuzz.dict. The growing corpus and the crash files are kept apart
+# (libFuzzer: fuzz-out/libfuzzer/corpus and .../crashes; AFL++:
+# fuzz-out/afl/default/queue and .../crashes); `ptofuzz import` reads the
+# crash directories. PTOFUZZ_BUGS switches injected defects on.
+FUZZ_TIME   ?= 60
+FUZZ_MAXLEN ?= 512
+FUZZ_ASAN   ?= abort_on_error=1:symbolize=0
 libfuzzer: deps
-	@cmake -S . -B build-libfuzzer -DCMAKE_C_COMPILER=clang -DPTO_LIBFUZZER=ON >/dev/null
+	@cmake -S . -B build-libfuzzer -DCMAKE_C_COMPILER=clang -DPTO_LIBFUZZER=ON -DPTO_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build build-libfuzzer -j $(JOBS) --target ptofuzz-libfuzzer -- --no-print-directory
-	@mkdir -p fuzz-out/libfuzzer
-	build-libfuzzer/bin/ptofuzz-libfuzzer -max_total_time=60 -artifact_prefix=fuzz-out/libfuzzer/ fuzz-out/libfuzzer
+	@mkdir -p fuzz-out/libfuzzer/corpus fuzz-out/libfuzzer/crashes
+	build-libfuzzer/bin/ptofuzz-libfuzzer -max_total_time=$(FUZZ_TIME) \
+	  -max_len=$(FUZZ_MAXLEN) -len_control=10 -dict=fuzz/ptofuzz.dict -timeout=25 \
+	  -artifact_prefix=fuzz-out/libfuzzer/crashes/ fuzz-out/libfuzzer/corpus corpus/bytes
 
 afl: deps
-	@cmake -S . -B build-afl -DCMAKE_C_COMPILER=afl-clang-fast -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF >/dev/null
+	@cmake -S . -B build-afl -DCMAKE_C_COMPILER=afl-clang-fast -DPTO_SANITIZE=ON -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF >/dev/null
 	@cmake --build build-afl -j $(JOBS) --target ptofuzz-stdin -- --no-print-directory
-	@mkdir -p fuzz-out/afl/in && printf '\0' > fuzz-out/afl/in/empty
-	AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 afl-fuzz -V 60 -i fuzz-out/afl/in -o fuzz-out/afl/out -- build-afl/bin/ptofuzz-stdin
+	@mkdir -p fuzz-out/afl
+	AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 ASAN_OPTIONS=$(FUZZ_ASAN) \
+	  afl-fuzz -V $(FUZZ_TIME) -i corpus/bytes -o fuzz-out/afl -x fuzz/ptofuzz.dict -G $(FUZZ_MAXLEN) -t 25000 \
+	  -- build-afl/bin/ptofuzz-stdin
 
 clean:
 	rm -rf build build-sanitize build-libfuzzer build-afl

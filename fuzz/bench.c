@@ -29,16 +29,34 @@
  * stripe is then restarted after that kernel), one that spends longer than 20
  * seconds on one kernel is killed and gives `hang|MODE|watchdog|-|-|-`.
  * Attribution replays run through fz_replay (forked, same watchdog), the
- * signatures striped over J children. No database is written. */
+ * signatures striped over J children. No database is written.
+ *
+ * --engine=libfuzzer|afl measures the coverage-guided engines instead (no
+ * all-defects campaign): per defect, N runs of the engine binary
+ * (build-libfuzzer/bin/ptofuzz-libfuzzer, or afl-fuzz over
+ * build-afl/bin/ptofuzz-stdin; --engine-bin=PATH) as a subprocess with
+ * PTOFUZZ_BUGS=NAME, one after another, each stopped by the engine itself at
+ * its first crash (libFuzzer; AFL++ with AFL_BENCH_UNTIL_CRASH) or after S
+ * seconds; run r uses the engine seed r+1. Time to first finding is the wall
+ * time from the start of the engine process to its end with a crash file, the
+ * engine's start-up included; the crash file is signed as `ptofuzz import`
+ * signs it. AFL++ starts from one zero byte and refuses a seed that crashes,
+ * so the seed is run first: when it crashes, that is the run's finding. One
+ * line per defect:
+ *   engine=E defect=NAME found=K/N median_s=F max_s=F signatures=K
+ * A binary that is not built is a message and exit 0. */
 #include "fz.h"
 #include "orc.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -265,7 +283,199 @@ static void attribute(const SigSet *acc, const FzPolicy *pol, uint64_t seed, int
   munmap(sh, bytes);
 }
 
+/* ---- --engine: libFuzzer and AFL++ as subprocesses -------------------------------- */
+
+/* The first regular file of dir in name order (not README.txt), or false. */
+static bool first_file(const char *dir, char *out, size_t n) {
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  char best[256] = "";
+  for (struct dirent *e; (e = readdir(d));)
+    if (e->d_name[0] != '.' && strcmp(e->d_name, "README.txt") && (!best[0] || strcmp(e->d_name, best) < 0))
+      snprintf(best, sizeof best, "%s", e->d_name);
+  closedir(d);
+  if (best[0]) snprintf(out, n, "%s/%s", dir, best);
+  return best[0] != 0;
+}
+
+static bool read_all(const char *path, uint8_t **buf, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  size_t cap = 4096;
+  *n = 0;
+  if (!(*buf = malloc(cap))) die("out of memory");
+  for (size_t r; (r = fread(*buf + *n, 1, cap - *n, f)) > 0;)
+    if ((*n += r) == cap && !(*buf = realloc(*buf, cap *= 2))) die("out of memory");
+  fclose(f);
+  return true;
+}
+
+/* Remove the scratch tree an engine run wrote (files and directories). */
+static void rm_tree(const char *path) {
+  DIR *d = opendir(path);
+  if (d) {
+    for (struct dirent *e; (e = readdir(d));) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      char sub[4096];
+      snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+      struct stat sb;
+      if (!lstat(sub, &sb) && S_ISDIR(sb.st_mode)) rm_tree(sub);
+      else unlink(sub);
+    }
+    closedir(d);
+  }
+  rmdir(path);
+}
+
+/* Does the target, run on the seed file with defect d on, die by a signal? */
+static bool seed_crashes(const char *bin, const char *seed, int d) {
+  pid_t pid = fork();
+  if (pid < 0) die("fork: %s", strerror(errno));
+  if (!pid) {
+    int in = open(seed, O_RDONLY), null = open("/dev/null", O_WRONLY);
+    if (in < 0 || null < 0) _exit(127);
+    dup2(in, 0), dup2(null, 1), dup2(null, 2);
+    setenv("PTOFUZZ_BUGS", ir_bug_name(d), 1);
+    setenv("ASAN_OPTIONS", "abort_on_error=1:symbolize=0", 0);
+    execl(bin, bin, (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFSIGNALED(st);
+}
+
+/* One engine run with defect d, seed r+1, at most S seconds: its wall time and,
+ * when it left a crash file, the file's signatures. */
+static bool engine_run(const char *bin, bool afl, int d, int r, double S, double *t, FzVerdict *v) {
+  char dir[] = "/tmp/ptofuzz-bench-XXXXXX", a[8][4200], crashes[300];
+  if (!mkdtemp(dir)) die("mkdtemp: %s", strerror(errno));
+  const char *dict = access("fuzz/ptofuzz.dict", R_OK) ? NULL : "fuzz/ptofuzz.dict";
+  char *argv[24];
+  int n = 0;
+  snprintf(a[0], sizeof a[0], "%s/in", dir);
+  mkdir(a[0], 0777);
+  if (afl) {                                    /* one seed: a zero byte, the default kernel */
+    snprintf(a[1], sizeof a[1], "%s/in/zero", dir);
+    FILE *f = fopen(a[1], "wb");
+    if (!f || fputc(0, f) == EOF || fclose(f)) die("cannot write %s", a[1]);
+    snprintf(a[2], sizeof a[2], "%s/out", dir);
+    snprintf(a[3], sizeof a[3], "%d", (int)S > 0 ? (int)S : 1);
+    snprintf(a[4], sizeof a[4], "%d", r + 1);
+    snprintf(crashes, sizeof crashes, "%s/out/default/crashes", dir);
+    argv[n++] = "afl-fuzz", argv[n++] = "-V", argv[n++] = a[3], argv[n++] = "-s", argv[n++] = a[4];
+    argv[n++] = "-i", argv[n++] = a[0], argv[n++] = "-o", argv[n++] = a[2], argv[n++] = "-G", argv[n++] = "512";
+    argv[n++] = "-t", argv[n++] = "25000";
+    if (dict) argv[n++] = "-x", argv[n++] = (char *)dict;
+    argv[n++] = "--", argv[n++] = (char *)bin;
+  } else {
+    snprintf(crashes, sizeof crashes, "%s/crashes", dir);
+    mkdir(crashes, 0777);
+    snprintf(a[1], sizeof a[1], "-max_total_time=%d", (int)S > 0 ? (int)S : 1);
+    snprintf(a[2], sizeof a[2], "-seed=%d", r + 1);
+    snprintf(a[3], sizeof a[3], "-artifact_prefix=%s/", crashes);
+    snprintf(a[4], sizeof a[4], "-dict=%s", dict ? dict : "");
+    argv[n++] = (char *)bin, argv[n++] = a[1], argv[n++] = a[2], argv[n++] = a[3];
+    argv[n++] = "-max_len=512", argv[n++] = "-len_control=10", argv[n++] = "-timeout=25";
+    if (dict) argv[n++] = a[4];
+    argv[n++] = a[0];
+  }
+  argv[n] = NULL;
+  fflush(NULL);
+  double t0 = fz_now();
+  if (afl && seed_crashes(bin, a[1], d)) {      /* afl-fuzz refuses a crashing seed: that is the finding */
+    *t = fz_now() - t0;
+    memset(v, 0, sizeof *v);
+    fz_sign_input((const uint8_t *)"", 1, 1u << d, v);
+    fprintf(stderr, "bench: engine afl %s run %d: %.3f s, the seed itself: %s\n", ir_bug_name(d), r, *t,
+            v->n ? v->sig[0] : "a crash without a finding");
+    rm_tree(dir);
+    return true;
+  }
+  pid_t pid = fork();
+  if (pid < 0) die("fork: %s", strerror(errno));
+  if (!pid) {
+    setpgid(0, 0);                              /* the engine and its targets: one group to stop */
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 1), dup2(null, 2);
+    setenv("PTOFUZZ_BUGS", ir_bug_name(d), 1);
+    setenv("AFL_BENCH_UNTIL_CRASH", "1", 1), setenv("AFL_NO_UI", "1", 1), setenv("AFL_SKIP_CPUFREQ", "1", 1);
+    setenv("AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1", 1), setenv("ASAN_OPTIONS", "abort_on_error=1:symbolize=0", 0);
+    execvp(argv[0], argv);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  int st = 0;
+  for (;;) {                                    /* the engine stops itself; a hard limit in case it does not */
+    pid_t w = waitpid(pid, &st, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    if (fz_now() - t0 > S + 60) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      break;
+    }
+    usleep(20000);
+  }
+  *t = fz_now() - t0;
+  kill(-pid, SIGKILL);                          /* anything of the group still running */
+  char file[4200];
+  memset(v, 0, sizeof *v);
+  bool found = first_file(crashes, file, sizeof file);
+  if (found) {
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if (read_all(file, &buf, &len)) fz_sign_input(buf, len, 1u << d, v);
+    free(buf);
+    fprintf(stderr, "bench: engine %s %s run %d: %.3f s, %s\n", afl ? "afl" : "libfuzzer", ir_bug_name(d), r,
+            *t, v->n ? v->sig[0] : "a crash file without a finding");
+  } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+    fprintf(stderr, "bench: engine: cannot run %s\n", argv[0]);
+  }
+  rm_tree(dir);
+  return found;
+}
+
+static int bench_engine(const FzRunOpts *o) {
+  bool afl = !strcmp(o->engine, "afl");
+  const char *bin = o->engine_bin ? o->engine_bin : afl ? "build-afl/bin/ptofuzz-stdin" : "build-libfuzzer/bin/ptofuzz-libfuzzer";
+  if (access(bin, X_OK)) {
+    printf("bench: engine %s: %s is not built (make %s); skipped\n", o->engine, bin, afl ? "afl" : "libfuzzer");
+    return 0;
+  }
+  if (afl && system("command -v afl-fuzz > /dev/null 2>&1")) {
+    printf("bench: engine afl: afl-fuzz is not on PATH; skipped\n");
+    return 0;
+  }
+  int N = o->trials < 1 ? 1 : o->trials;
+  double S = o->seconds > 0 ? o->seconds : 10;
+  double *ts = malloc(sizeof(double) * (size_t)N);
+  if (!ts) die("out of memory");
+  for (int d = 0; d < BUG_N; d++) {
+    int found = 0;
+    SigSet *u = calloc(1, sizeof *u);
+    if (!u) die("out of memory");
+    for (int r = 0; r < N; r++) {
+      FzVerdict v;
+      double t;
+      bool f = engine_run(bin, afl, d, r, S, &t, &v);
+      found += f;
+      ts[r] = f ? t : S;
+      for (int k = 0; k < v.n; k++) sigset_add(u, v.sig[k], r);
+    }
+    qsort(ts, (size_t)N, sizeof *ts, cmp_double);
+    double med = N % 2 ? ts[N / 2] : (ts[N / 2 - 1] + ts[N / 2]) / 2;
+    printf("engine=%s defect=%s found=%d/%d median_s=%.3f max_s=%.3f signatures=%d\n", o->engine, ir_bug_name(d), found,
+           N, med, ts[N - 1], u->n);
+    fflush(stdout);
+    free(u);
+  }
+  free(ts);
+  return 0;
+}
+
 int fz_bench_defects(const FzRunOpts *o) {
+  if (o->engine) return bench_engine(o);
   FzPolicy pol;
   fz_policy_default(&pol);
   char err[256];

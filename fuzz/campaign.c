@@ -12,7 +12,10 @@
  * so the same seed and count give the same rows whatever the interleaving. A
  * worker that dies is replaced, and the kernel in flight recorded as a crash
  * (its text regenerated from i); one that spends longer than the watchdog on
- * one kernel is killed and the kernel recorded as a hang.
+ * one kernel is killed and the kernel recorded as a hang. With --shard=I/N
+ * the campaign checks only the kernels i with i mod N = I (worker w: I + N*w,
+ * then every N*J-th); a kernel's text and seeds depend on (seed, i) alone, so
+ * the N shards' databases merged hold what one campaign over the range holds.
  *
  * Stopping. SIGINT and SIGTERM are blocked in the parent for the whole run
  * and read from a signalfd that sits in the parent's poll set, so no handler
@@ -92,7 +95,19 @@ char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len) {
 }
 
 
+bool fz_parse_shard(const char *text, int64_t *i, int64_t *n) {
+  char *e, *f = NULL;
+  long long a = strtoll(text, &e, 10), b = *e == '/' ? strtoll(e + 1, &f, 10) : -1;
+  if (e == text || *e != '/' || f == e + 1 || *f || a < 0 || b < 1 || a >= b || text[0] == '-' || e[1] == '-') return false;
+  *i = a, *n = b;
+  return true;
+}
+
 /* ---- the worker ------------------------------------------------------------------ */
+
+/* --shard=I/N: how many shards (1 without the option), and whether kernel i is this one's. */
+static int64_t shards(const FzRunOpts *o) { return o->shard_n > 1 ? o->shard_n : 1; }
+static bool in_shard(const FzRunOpts *o, int64_t i) { return i % shards(o) == (o->shard_n > 1 ? o->shard_i : 0); }
 
 typedef struct {
   Shared *sh;
@@ -227,8 +242,8 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
     sh->next = i;
     int nb = 0;
     double t0 = cpu_s();
-    for (; nb < b.B && !(o->count > 0 && i >= o->count) && !(o->count <= 0 && fz_now() >= deadline); nb++, i += every)
-      batch_set(&b, nb, o, pol, i);
+    for (; nb < b.B && !(o->count > 0 && i >= o->count) && !(o->count <= 0 && fz_now() >= deadline); i += every)
+      if (in_shard(o, i)) batch_set(&b, nb++, o, pol, i);
     if (!nb) break;
     sh->t_gen += cpu_s() - t0;
     sh->cur = b.idx[0];
@@ -258,7 +273,7 @@ static void worker(const FzRunOpts *o, const FzPolicy *pol, int jobs, int64_t st
   signal(SIGPIPE, SIG_DFL);
   prctl(PR_SET_PDEATHSIG, SIGKILL);             /* a killed campaign takes its workers along */
   if (getppid() != parent) _exit(0);
-  for (int64_t i = start;; i += jobs) {
+  for (int64_t i = start;; i += jobs * shards(o)) {
     sh->next = i;
     if ((o->count > 0 && i >= o->count) || (o->count <= 0 && fz_now() >= deadline)) break;
     sh->started = fz_now();
@@ -531,7 +546,7 @@ int fz_run(const FzRunOpts *o) {
   Kid kids[MAXJOBS + 1];
   memset(kids, 0, sizeof kids);
   double t0 = fz_now(), deadline = t0 + (o->seconds > 0 ? o->seconds : 60), last = t0;
-  for (int w = 0; w < nm; w++) spawn(&p, &kids[w], &sh[w], jobs, w, deadline, NULL);
+  for (int w = 0; w < nm; w++) spawn(&p, &kids[w], &sh[w], jobs, (o->shard_n > 1 ? o->shard_i : 0) + shards(o) * w, deadline, NULL);
   if (nw > nm) spawn(&p, &kids[nm], &sh[nm], jobs, 0, deadline, &rt);
   int live = nw;
   while (live) {
@@ -570,7 +585,7 @@ int fz_run(const FzRunOpts *o) {
         const char *code = hung ? "watchdog" : WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit";
         lost(&p, &sh[w], in, hung ? "hang" : "crash", code);
         Shared keep = sh[w];
-        spawn(&p, &kids[w], &sh[w], jobs, in + jobs, deadline, NULL);
+        spawn(&p, &kids[w], &sh[w], jobs, in + jobs * shards(o), deadline, NULL);
         sh[w].kernels = keep.kernels + 1, sh[w].valid = keep.valid + 1, sh[w].findings = keep.findings + 1;
         for (int v = 0; v < ORC_NVARIANT; v++) sh[w].unsup[v] = keep.unsup[v];
         sh[w].t_gen = keep.t_gen, sh[w].t_golden = keep.t_golden, sh[w].t_compile = keep.t_compile;

@@ -305,11 +305,13 @@ typedef struct {
   int random_every;                             /* OrcOpts.random_every; 0: FZ_RANDOM_EVERY */
   bool quiet;
   int trials;                                   /* bench defects: campaigns per defect */
+  const char *engine, *engine_bin;              /* bench defects --engine=libfuzzer|afl, its binary (bench.c) */
   /* the back ends (DESIGN section 13): FZ_MODEL, FZ_PTOAS or both */
   int backend;
   int real_every;                               /* the real back end checks kernel i when i % real_every == 0 */
   int real_batch;                               /* kernels per real batch; 0: 32 */
   const char *ptoas, *pto_isa;                  /* toolchain flags, or NULL (orc_real_find) */
+  int64_t shard_i, shard_n;                     /* --shard=I/N: kernels i with i mod N = I; shard_n 0: all */
 } FzRunOpts;
 enum { FZ_MODEL = 1, FZ_PTOAS = 2 };
 enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random schedule 1 in 8 (docs/decisions.md) */
@@ -317,6 +319,7 @@ enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random s
 int fz_run(const FzRunOpts *o);                 /* exit status */
 int fz_bench_throughput(const FzRunOpts *o);    /* seconds or count, seed, policy, bugs */
 uint64_t fz_kernel_seed(uint64_t seed, int64_t i);                  /* kernel i of a campaign */
+bool fz_parse_shard(const char *text, int64_t *i, int64_t *n);     /* "I/N", 0 <= I < N */
 char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len);   /* malloc'd */
 
 /* ---- replay.c: one kernel's verdict as a set of signatures ------------------------ */
@@ -402,6 +405,16 @@ void fz_real_replay(const FzReal *t, FzRealCase *c, int n, double timeout_s);
 /* seconds (per trial and for the all-defects campaign), trials, jobs, seed,
  * policy_path. Prints the per-defect lines and the attribution; exit status. */
 int fz_bench_defects(const FzRunOpts *o);
+
+/* ---- import.c: `ptofuzz import`, engine inputs into findings ---------------------- */
+
+/* The kernel text fuzz/target.c generates from an engine input (default
+ * policy, byte choice source). malloc'd. */
+char *fz_bytes_kernel(const uint8_t *data, size_t n, size_t *len);
+/* An engine input's signatures as `ptofuzz import` records them (the oracle in
+ * a forked child with diff's seeds; a crash or hang as a campaign signs it). */
+void fz_sign_input(const uint8_t *data, size_t n, uint32_t bugs, FzVerdict *v);
+int fz_import(int argc, char **argv);           /* the subcommand; exit status */
 
 /* ---- reduce.c: the test-case minimizer (`ptofuzz reduce`) ------------------------- */
 

@@ -40,15 +40,17 @@ static const struct {
              "                  [--jobs=J] [--keep-work]     exit 0 clean, 3 finding; honours FILE's # flags: / # seed:\n"},
     {"run", "ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST|all] [--policy=F]\n"
             "                [--random-every=N] [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N]\n"
-            "                [--ptoas=P] [--pto-isa=D] [--quiet]     no --seed: a fresh random seed\n"},
+            "                [--ptoas=P] [--pto-isa=D] [--quiet] [--shard=I/N]     no --seed: a fresh random seed\n"},
     {"gen", "ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"},
     {"bench", "ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST|all]\n"
               "                [--random-every=N] [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
-              "ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"},
+              "ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
+              "ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N]\n"},
     {"db", "ptofuzz db init|list|stats [--db=F]     init: create (or upgrade) the file\n"
            "ptofuzz db show|export ID [--db=F]\n"
            "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
            "ptofuzz db merge F... [--db=F]     fold F... into the database (default findings.db)\n"},
+    {"import", "ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST|all]     engine crash files -> findings\n"},
     {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE]     a finding's triage report\n"},
     {"dashboard", "ptofuzz dashboard [--db=F] -o DIR     a static HTML page over the database\n"},
     {"reduce", "ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST|all] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
@@ -171,7 +173,9 @@ static int run(int argc, char **argv) {
     seeded |= !strncmp(a, "--seed=", 7);
     if (kernel_opt(a, &o)) continue;
     if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
-    else if (flag(a, "--db=", &o.db)) {
+    else if (!strncmp(a, "--shard=", 8)) {
+      if (!fz_parse_shard(a + 8, &o.shard_i, &o.shard_n)) return bad_arg("run", a, "--shard=I/N takes 0 <= I < N:");
+    } else if (flag(a, "--db=", &o.db)) {
     } else if (!strcmp(a, "--quiet")) o.quiet = true;
     else return bad_arg("run", a, NULL);
   }
@@ -256,6 +260,10 @@ static int bench_defects(int argc, char **argv) {
     else if (num(a, "--trials=", &v) && v >= 1 && v <= 1000) o.trials = (int)v;
     else if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
     else if (seed_opt(a, &o.seed)) {
+    } else if (flag(a, "--engine-bin=", &o.engine_bin)) {
+    } else if (flag(a, "--engine=", &o.engine)) {
+      if (strcmp(o.engine, "libfuzzer") && strcmp(o.engine, "afl"))
+        return bad_arg("bench defects", a, "--engine= takes libfuzzer or afl:");
     } else if (!flag(a, "--policy=", &o.policy_path)) return bad_arg("bench defects", a, NULL);
   }
   return fz_bench_defects(&o);
@@ -851,6 +859,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "db")) return dbcmd(argc - 2, argv + 2);
   if (!strcmp(argv[1], "reduce")) return reduce(argc - 2, argv + 2);
   if (!strcmp(argv[1], "report") || !strcmp(argv[1], "dashboard")) return triage(argv[1][0] == 'd', argc - 2, argv + 2);
+  if (!strcmp(argv[1], "import")) return fz_import(argc - 2, argv + 2);   /* import.c */
   fprintf(stderr, "ptofuzz: unknown command '%s'\n", argv[1]);
   return usage();
 }

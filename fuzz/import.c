@@ -1,0 +1,348 @@
+/* import.c — `ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl]
+ * [--bugs=LIST]`: crash files of libFuzzer and AFL++ into findings.
+ *
+ * Consumes engine inputs: a PATH is a file, or a directory whose regular files
+ * are taken in byte order of their names, not recursively, skipping dot files
+ * and README.txt (AFL++ writes one into crashes/). Each file holds the bytes
+ * fuzz/target.c fed to the generator's byte choice source. Produces one
+ * campaign row (engine libfuzzer or afl, seed 0, the default policy, the
+ * defects, kernels = files imported) and a finding per distinct signature of
+ * each file's kernel, with the kernel as its test case.
+ *
+ * Each file: bytes -> generator (default policy) -> kernel text -> the oracle
+ * in a forked child, as `ptofuzz diff` and the fuzz target run it (input seed
+ * 0, random schedule seed 1 and always run, first-bad-pass bisection). The
+ * signatures are the ones a campaign gives for the same kernel: a child that
+ * dies gives `crash|MODE|SIGNAL|-|-|-` and one still running after
+ * FZ_HANG_SECONDS `hang|MODE|watchdog|-|-|-`, MODE being the variant in
+ * flight, and then, as in a campaign, nothing else of that kernel. Findings,
+ * summaries, test cases and flags are written as a campaign writes them
+ * (fuzz/campaign.c record()); the test case's seed is 0, so `ptofuzz reduce
+ * --finding=ID` replays it with diff's seeds.
+ *
+ * The defects in force: --bugs=LIST, else PTOFUZZ_BUGS (as the fuzz target
+ * had them). Without --engine: afl when a file's name starts with "id:" (AFL++
+ * names its crash files so), else libfuzzer.
+ *
+ * Output: per file `import: PATH signatures=SIG[,SIG...]`, `import: PATH no
+ * finding` or `import: PATH invalid: WHY`, then `summary: files=N findings=N
+ * unique=N new=N engine=E db=F`. Exit 0; 1 usage, an unreadable PATH, an
+ * unknown defect, a database that cannot be opened; 2 a finding that could
+ * not be recorded. */
+#include "fz.h"
+#include "orc.h"
+#include "rep.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What the child leaves for the parent. */
+typedef struct {
+  volatile int variant, sched, done;
+  OrcResult res;
+} Box;
+
+static void note(void *ctx, int variant, int sched) {
+  Box *b = ctx;
+  b->variant = variant;
+  b->sched = sched;
+}
+
+char *fz_bytes_kernel(const uint8_t *data, size_t n, size_t *len) {
+  FzPolicy pol;
+  fz_policy_default(&pol);
+  FzSrc src;
+  fz_src_bytes(&src, data, n);
+  FzKernel *k = fz_generate(&pol, &src);
+  char *text = fz_emit(k, len);
+  fz_free(k);
+  return text;
+}
+
+/* The oracle on text in a forked child; false (with *st, *hung) when the child
+ * died or hung, and then b->variant / b->sched name the variant in flight. */
+static bool check(const char *text, size_t len, uint32_t bugs, Box *b, int *st, bool *hung) {
+  memset((void *)b, 0, sizeof *b);
+  int fds[2];
+  if (pipe(fds)) die("pipe: %s", strerror(errno));
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) die("fork: %s", strerror(errno));
+  if (!pid) {
+    close(fds[0]);
+    signal(SIGPIPE, SIG_DFL);
+    OrcOpts o = {.bugs = bugs, .input_seed = 0, .sched_seed = 1, .bisect = true, .random_every = 0,
+                 .progress = note, .ctx = b};
+    orc_check(&(Src){"import", text, len}, &o, &b->res);
+    b->done = 1;
+    _exit(0);
+  }
+  close(fds[1]);
+  double deadline = fz_now() + FZ_HANG_SECONDS;
+  *hung = false;
+  for (;;) {                                    /* the write end closes when the child ends */
+    double left = deadline - fz_now();
+    if (left <= 0) {
+      *hung = true;
+      break;
+    }
+    struct pollfd p = {.fd = fds[0], .events = POLLIN};
+    int n = poll(&p, 1, (int)(left * 1000) + 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n > 0) break;
+  }
+  close(fds[0]);
+  if (*hung) kill(pid, SIGKILL);
+  while (waitpid(pid, st, 0) < 0 && errno == EINTR) {
+  }
+  return !*hung && WIFEXITED(*st) && !WEXITSTATUS(*st) && b->done;
+}
+
+void fz_sign_input(const uint8_t *data, size_t n, uint32_t bugs, FzVerdict *v) {
+  size_t len;
+  char *text = fz_bytes_kernel(data, n, &len);
+  Box *b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (b == MAP_FAILED) die("mmap: %s", strerror(errno));
+  int st;
+  bool hung;
+  memset(v, 0, sizeof *v);
+  if (!check(text, len, bugs, b, &st, &hung)) fz_verdict_lost(v, b->variant, hung, st);
+  else if (b->res.invalid) v->invalid = true;
+  else
+    for (int i = 0; i < b->res.n; i++)
+      if (orc_is_finding(b->res.r[i].out)) {
+        char sig[FZ_SIGLEN];
+        orc_signature(&b->res.r[i], sig, sizeof sig);
+        fz_verdict_add(v, sig);
+      }
+  munmap(b, sizeof *b);
+  free(text);
+}
+
+/* ---- the subcommand ---------------------------------------------------------------- */
+
+typedef struct {
+  char **v;
+  int n, cap;
+} Paths;
+
+static void push(Paths *p, const char *s) {
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 64;
+    if (!(p->v = realloc(p->v, (size_t)p->cap * sizeof *p->v))) die("out of memory");
+  }
+  if (!(p->v[p->n++] = strdup(s))) die("out of memory");
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The files PATH names (a file, or a directory's files); false if unreadable. */
+static bool collect(const char *path, Paths *out) {
+  struct stat sb;
+  if (stat(path, &sb)) return false;
+  if (!S_ISDIR(sb.st_mode)) {
+    push(out, path);
+    return true;
+  }
+  DIR *d = opendir(path);
+  if (!d) return false;
+  Paths here = {0};
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.' || !strcmp(e->d_name, "README.txt")) continue;
+    char full[4096];
+    snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+    if (!stat(full, &sb) && S_ISREG(sb.st_mode)) push(&here, full);
+  }
+  closedir(d);
+  qsort(here.v, (size_t)here.n, sizeof *here.v, cmp_str);
+  for (int i = 0; i < here.n; i++) push(out, here.v[i]), free(here.v[i]);
+  free(here.v);
+  return true;
+}
+
+static bool slurp(const char *path, uint8_t **buf, size_t *n) {
+  *buf = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  size_t cap = 4096;
+  *n = 0;
+  if (!(*buf = malloc(cap))) die("out of memory");
+  for (size_t r; (r = fread(*buf + *n, 1, cap - *n, f)) > 0;)
+    if ((*n += r) == cap && !(*buf = realloc(*buf, cap *= 2))) die("out of memory");
+  bool ok = !ferror(f);
+  fclose(f);
+  return ok;
+}
+
+static const char *base(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+/* Record one finding as a campaign does; false (reported) on a database error. */
+static bool put(Db *db, int64_t camp, const char *sig, const char *kind, const char *mode, const char *code,
+                const char *op, const char *pass, const char *pattern, const char *summary, const char *text,
+                const char *variant, const char *flags, int *nnew) {
+  DbFinding f = {sig, kind, mode, code, op, pass, pattern, summary, pass};
+  DbTestcase t = {text, NULL, variant, flags, 0, 0};
+  char err[256];
+  bool is_new;
+  if (db_record(db, camp, &f, &t, &is_new, err, sizeof err) < 0) {
+    fprintf(stderr, "ptofuzz: import: database: %s\n", err);
+    return false;
+  }
+  *nnew += is_new;
+  return true;
+}
+
+int fz_import(int argc, char **argv) {
+  const char *dbpath = "findings.db", *engine = NULL, *bugs_text = NULL;
+  Paths files = {0};
+  int npaths = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help")) {
+      puts("usage: ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST]\n"
+           "  libFuzzer / AFL++ crash files (a file, or a directory such as crashes/) into findings");
+      return 0;
+    }
+    if (!strncmp(a, "--db=", 5) && a[5]) dbpath = a + 5;
+    else if (!strncmp(a, "--bugs=", 7)) bugs_text = a + 7;
+    else if (!strncmp(a, "--engine=", 9)) {
+      engine = a + 9;
+      if (strcmp(engine, "libfuzzer") && strcmp(engine, "afl")) {
+        fprintf(stderr, "ptofuzz: import: bad '%s': --engine= takes libfuzzer or afl\n", a);
+        return 1;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "ptofuzz: import: unknown option '%s'\n", a);
+      return 1;
+    } else {
+      npaths++;
+      if (!collect(a, &files)) {
+        fprintf(stderr, "ptofuzz: import: cannot read %s: %s\n", a, strerror(errno));
+        return 1;
+      }
+    }
+  }
+  if (!npaths) {
+    fputs("usage: ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST]\n", stderr);
+    return 1;
+  }
+  uint32_t bugs = 0;
+  if (!ir_bugs_option("ptofuzz", bugs_text, &bugs)) return 1;
+  if (!engine) {
+    engine = "libfuzzer";
+    for (int i = 0; i < files.n; i++)
+      if (!strncmp(base(files.v[i]), "id:", 3)) engine = "afl";
+  }
+  char err[256];
+  Db *db = db_open(dbpath, err, sizeof err);
+  if (!db) {
+    fprintf(stderr, "ptofuzz: cannot open %s: %s\n", dbpath, err);
+    return 1;
+  }
+  FzPolicy pol;
+  fz_policy_default(&pol);
+  char *poltext = NULL, names[500];
+  size_t polen = 0;
+  FILE *pf = open_memstream(&poltext, &polen);
+  fz_policy_print(&pol, pf);
+  fclose(pf);
+  ir_bugs_format(bugs, names, sizeof names);
+  double t0 = fz_now();
+  int64_t camp = db_campaign_begin(db, &(DbCampaign){engine, poltext, names, PTOFUZZ_VERSION, 0});
+  free(poltext);
+  if (camp < 0) {
+    fprintf(stderr, "ptofuzz: cannot start a campaign in %s: %s\n", dbpath, db_errmsg(db));
+    db_close(db);
+    return 1;
+  }
+  Box *b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (b == MAP_FAILED) die("mmap: %s", strerror(errno));
+  int rc = 0, nfind = 0, nnew = 0, nuniq = 0, cap = 0;
+  char (*uniq)[FZ_SIGLEN] = NULL;
+  int64_t done = 0;
+  for (int f = 0; f < files.n && !rc; f++) {
+    uint8_t *data = NULL;
+    size_t n;
+    if (!slurp(files.v[f], &data, &n)) {
+      fprintf(stderr, "ptofuzz: import: cannot read %s: %s\n", files.v[f], strerror(errno));
+      free(data);
+      rc = 1;
+      break;
+    }
+    size_t len;
+    char *text = fz_bytes_kernel(data, n, &len);
+    free(data);
+    int st;
+    bool hung;
+    FzVerdict v = {0};                          /* this file's distinct signatures */
+    bool invalid = false;
+    if (!check(text, len, bugs, b, &st, &hung)) {   /* as campaign.c lost() */
+      fz_verdict_lost(&v, b->variant, hung, st);
+      int var = b->variant % ORC_NVARIANT;
+      const char *kind = hung ? "hang" : "crash", *mode = orc_variant_mode(var);
+      const char *cd = hung ? "watchdog" : WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit";
+      char summary[200], flags[600];
+      snprintf(summary, sizeof summary, "%s %s under %s (schedule %s)", kind, cd, orc_variants[var],
+               b->sched ? "random" : "rr");
+      snprintf(flags, sizeof flags, "--bugs=%s schedule=%s", names, b->sched ? "random" : "rr");
+      if (!put(db, camp, v.sig[0], kind, mode, cd, "-", "-", "-", summary, text, orc_variants[var], flags, &nnew)) rc = 2;
+    } else if (b->res.invalid) {
+      invalid = true;
+      printf("import: %s invalid: %s at %d:%d: %s\n", files.v[f], ir_diag_name(b->res.why.code), b->res.why.loc.line,
+             b->res.why.loc.col, b->res.why.msg);
+    } else {
+      for (int r = 0; r < b->res.n && !rc; r++) {   /* as campaign.c send_findings() and record() */
+        const VarResult *x = &b->res.r[r];
+        if (!orc_is_finding(x->out)) continue;
+        char sig[FZ_SIGLEN], summary[300], flags[600];
+        orc_signature(x, sig, sizeof sig);
+        if (fz_verdict_has(&v, sig)) continue;
+        fz_verdict_add(&v, sig);
+        snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(x->out), x->code,
+                 orc_variant_name(x), x->detail);
+        snprintf(flags, sizeof flags, "--bugs=%s schedule=%s", names, x->sched ? "random" : "rr");
+        if (!put(db, camp, sig, orc_outcome_name(x->out), orc_mode_name(x->mode), x->code, x->op, x->pass,
+                 x->pattern, summary, text, orc_variant_name(x), flags, &nnew))
+          rc = 2;
+      }
+    }
+    free(text);
+    done++;
+    if (!invalid) {
+      printf("import: %s %s", files.v[f], v.n ? "signatures=" : "no finding");
+      for (int i = 0; i < v.n; i++) printf("%s%s", i ? "," : "", v.sig[i]);
+      putchar('\n');
+    }
+    for (int i = 0; i < v.n; i++) {
+      nfind++;
+      bool seen = false;
+      for (int j = 0; j < nuniq && !seen; j++) seen = !strcmp(uniq[j], v.sig[i]);
+      if (seen) continue;
+      if (nuniq == cap && !(uniq = realloc(uniq, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *uniq))) die("out of memory");
+      memcpy(uniq[nuniq++], v.sig[i], FZ_SIGLEN);
+    }
+  }
+  munmap(b, sizeof *b);
+  if (!db_campaign_end(db, camp, done, fz_now() - t0) && !rc) {
+    fprintf(stderr, "ptofuzz: import: database: %s\n", db_errmsg(db));
+    rc = 2;
+  }
+  printf("summary: files=%lld findings=%d unique=%d new=%d engine=%s db=%s\n", (long long)done, nfind, nuniq, nnew,
+         engine, dbpath);
+  db_close(db);
+  free(uniq);
+  for (int i = 0; i < files.n; i++) free(files.v[i]);
+  free(files.v);
+  return rc;
+}

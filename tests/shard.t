@@ -1,0 +1,57 @@
+#!/bin/sh
+# shard.t — `ptofuzz run --shard=I/N` (DESIGN section 15): the shards of a
+# range, each in its own database, merged with `ptofuzz db merge`, hold the
+# same findings (signature and fields, hits, status, first bad pass) and the
+# same test cases as one campaign over the range. An injected defect makes
+# sure there are findings. Test cases are compared as sets per signature for
+# findings with at most DB_TESTCASE_CAP (3) hits, where every hit keeps its
+# test case; beyond the cap both sides must keep exactly 3 (which 3 depends on
+# the order the files are merged in: docs/fuzzing.md, "Shards").
+. "$(dirname "$0")/lib.sh"
+F="$B/bin/ptofuzz"
+A="--count=60 --seed=9 --bugs=pop-drops-lane1 --quiet"
+
+"$F" run $A --jobs=2 --db="$T/one.db" > /dev/null 2>&1
+ok $? "shard-1.1 one campaign over kernels 0..59"
+"$F" run $A --jobs=1 --shard=0/2 --db="$T/s0.db" > "$T/sum0" 2>/dev/null &&
+  "$F" run $A --jobs=2 --shard=1/2 --db="$T/s1.db" > "$T/sum1" 2>/dev/null
+ok $? "shard-1.2 shards 0/2 and 1/2 run"
+grep -q '^summary: kernels=30 ' "$T/sum0" && grep -q '^summary: kernels=30 ' "$T/sum1"
+ok $? "shard-1.3 each shard checks its 30 kernels"
+# Merge one file at a time into a fresh database; the rows are what is compared.
+"$F" db merge "$T/s0.db" --db="$T/m.db" > /dev/null 2>&1
+"$F" db merge "$T/s1.db" --db="$T/m.db" > /dev/null 2>&1
+fields="signature, kind, mode, code, op, pass, pattern, hits, status, first_bad_pass"
+sqlite3 "$T/one.db" "select $fields from finding order by signature;" > "$T/f1"
+sqlite3 "$T/m.db" "select $fields from finding order by signature;" > "$T/fm"
+[ -s "$T/f1" ]
+ok $? "shard-1.4 the defect gives findings ($(sqlite3 "$T/one.db" 'select count(*) from finding where hits <= 3;') within the test-case cap, $(sqlite3 "$T/one.db" 'select count(*) from finding where hits > 3;') above)"
+cmp -s "$T/f1" "$T/fm"
+ok $? "shard-1.5 merged shards: the same findings, fields and hits as one campaign"
+tc="select f.signature, t.kernel, t.variant, t.flags, t.seed, t.statements from testcase t join finding f on f.id = t.finding"
+sqlite3 "$T/one.db" "$tc where f.hits <= 3 order by 1, 2, 3, 4, 5;" > "$T/t1"
+sqlite3 "$T/m.db" "$tc where f.hits <= 3 order by 1, 2, 3, 4, 5;" > "$T/tm"
+cmp -s "$T/t1" "$T/tm"
+ok $? "shard-1.6 merged shards: the same test cases for every finding within the cap"
+cnt="select f.signature, count(*) from testcase t join finding f on f.id = t.finding group by f.signature order by 1;"
+[ "$(sqlite3 "$T/one.db" "$cnt")" = "$(sqlite3 "$T/m.db" "$cnt")" ]
+ok $? "shard-1.7 merged shards: as many test cases per finding"
+key="select f.signature, t.seed, t.variant, t.flags from testcase t join finding f on f.id = t.finding"
+sqlite3 "$T/m.db" "$key;" | sort > "$T/km"
+{ sqlite3 "$T/s0.db" "$key;"; sqlite3 "$T/s1.db" "$key;"; } | sort > "$T/ks"
+[ -s "$T/km" ] && ! comm -23 "$T/km" "$T/ks" | grep -q .
+ok $? "shard-1.8 every merged test case is one a shard recorded"
+
+"$F" run --count=20 --seed=4 --bugs=pop-drops-lane1 --quiet --shard=0/1 --db="$T/a.db" > /dev/null 2>&1 &&
+  "$F" run --count=20 --seed=4 --bugs=pop-drops-lane1 --quiet --db="$T/b.db" > /dev/null 2>&1 &&
+  [ "$(sqlite3 "$T/a.db" "select $fields from finding order by 1; $tc order by 1, 2;")" = \
+    "$(sqlite3 "$T/b.db" "select $fields from finding order by 1; $tc order by 1, 2;")" ]
+ok $? "shard-2.1 --shard=0/1 is the whole range"
+fails=0
+for bad in 2/2 -1/2 1/0 x 1 1/2/3 /2 1/; do
+  "$F" run --count=1 --shard=$bad --db="$T/x.db" > /dev/null 2> "$T/err"
+  if [ $? != 1 ] || ! grep -q -- "--shard=$bad" "$T/err"; then echo "# --shard=$bad: not a usage error"; fails=1; fi
+done
+[ "$fails" = 0 ]
+ok $? "shard-2.2 a malformed --shard is a usage error that names it"
+plan
