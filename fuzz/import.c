@@ -32,6 +32,7 @@
 #include "fz.h"
 #include "orc.h"
 #include "rep.h"
+#include "pto_version.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -259,7 +260,7 @@ int fz_import(int argc, char **argv) {
   fclose(pf);
   ir_bugs_format(bugs, names, sizeof names);
   double t0 = fz_now();
-  int64_t camp = db_campaign_begin(db, &(DbCampaign){engine, poltext, names, PTOFUZZ_VERSION, 0});
+  int64_t camp = db_campaign_begin(db, &(DbCampaign){engine, poltext, names, PTOFUZZ_VERSION "+" PTO_COMMIT, 0, NULL});
   free(poltext);
   if (camp < 0) {
     fprintf(stderr, "ptofuzz: cannot start a campaign in %s: %s\n", dbpath, db_errmsg(db));
