@@ -1,7 +1,7 @@
 /* ptofuzz_main.c — the ptofuzz command (DESIGN section 12):
  *   diff FILE [--bugs=LIST]     one kernel through the oracle; exit 0 clean, 3 finding
  *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]
- *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]
+ *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]
  *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]
  *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
  *   db (list|show ID|stats|merge F...|export ID) [--db=F]
@@ -27,7 +27,7 @@ static int usage(void) {
   fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D] [--jobs=J] [--keep-work]\n"
         "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]\n"
         "                   [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N] [--ptoas=P] [--pto-isa=D]\n"
-        "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
+        "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]\n"
         "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]\n"
         "                            [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
         "       ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
@@ -108,9 +108,12 @@ static int gen(int argc, char **argv) {
   double seed = 0, count = 1;
   const char *out = NULL, *policy = NULL;
   bool stats = false, print_policy = false;
+  FzCov *cov = NULL;                            /* --coverage: shares of the language's constructs */
   for (int i = 0; i < argc; i++) {
     if (num(argv[i], "--seed=", &seed) || num(argv[i], "--count=", &count) || flag(argv[i], "--out=", &out) ||
         flag(argv[i], "--policy=", &policy)) {
+    } else if (!strcmp(argv[i], "--coverage")) {
+      if (!cov) cov = fz_cov_new();
     } else if (!strcmp(argv[i], "--stats")) stats = true;
     else if (!strcmp(argv[i], "--print-policy")) print_policy = true;
     else return usage();
@@ -141,6 +144,7 @@ static int gen(int argc, char **argv) {
     size_t len;
     char *text = fz_emit(k, &len);
     fz_free(k);
+    if (cov) fz_cov_add(cov, text, len);
     if (out) {
       char path[4096];
       snprintf(path, sizeof path, "%s/k%06lld.ptk", out, (long long)i);
@@ -150,10 +154,14 @@ static int gen(int argc, char **argv) {
         return 1;
       }
       fclose(fp);
-    } else if (!stats) {
+    } else if (!stats && !cov) {
       fwrite(text, 1, len, stdout);
     }
     free(text);
+  }
+  if (cov) {                                     /* docs/fuzzing.md: none below 0.5% */
+    fz_cov_print(cov, stdout, 0.005);
+    fz_cov_free(cov);
   }
   if (stats) {
     printf("stats: kernels=%lld\n", (long long)count);
