@@ -144,7 +144,7 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   P(p_gather_fewer_indices, 0.5, "fewer indices than max_indices")                                   \
   P(p_gather_col_off, 0.4, "the gather starts at a column offset")                                \
   /* generator blind spots (issue 12): windows, scalar extents, explicit moves */                     \
-  P(p_gather_window, 0.3, "a vector gather reads a window=[first, count] of a longer index table")    \
+  P(p_gather_window, 0.12, "a vector gather reads a window=[first, count] of a longer index table")    \
   P(p_scalar_extent, 0.12, "a partial load's valid rows are an imin/clamp scalar computed before it") \
   P(p_explicit_rebalance, 0.25, "an explicit up_down shard's source has valid rows the box stride cannot place (stride=)") \
   I(w_move, 1, 0, 100, "weight: an explicit move(t, space) in one of the language's seven directions")
