@@ -1,7 +1,9 @@
 /* infer_space.c — pass 3: flat typed IR -> flat IR where every operand is in
  * the space its op needs. Vector ops take vec tiles, matmul takes mat
  * operands, a store from mat on a5 goes through vec, a slice of a fractal
- * (mat/acc) tile whose window breaks the 16-row box is cut in vec. Where a tile is in
+ * (mat/acc) tile whose window breaks the 16-row box is cut in vec (the type
+ * checker already typed it vec), and a source `move` within one space is a
+ * copy. Where a tile is in
  * another space a `move` is inserted just before the use (vec <- acc/mat is a
  * C2V transfer, mat <- vec a V2C transfer, mat <- acc stays on the cube). A
  * moved value is reused until its source is reassigned; the cache is dropped
@@ -20,20 +22,25 @@ typedef struct {
   int n;
 } IS;
 
-/* Can this slice of a fractal tile be a subview: sizes and every offset term
- * multiples of the box (rows waived for a one-row tile)? */
-static bool box_aligned(const Call *c) {
-  const Var *t = c->args[0].var;
+/* Can a slice of a fractal (sp) tile with R rows at offset off and shape sh be
+ * a subview: sizes and every offset term multiples of the box (rows waived for
+ * a one-row tile)? The type checker asks the same question: a slice that is
+ * not is a vector tile (language.md 9.3). */
+bool ir_slice_on_box(Space sp, Dtype dt, int R, const Arg *o, const Arg *sh) {
   int box[2];
-  ir_box(t->sp, t->dt, &box[0], &box[1]);
-  const Arg *o = &c->args[1], *sh = &c->args[2];
+  ir_box(sp, dt, &box[0], &box[1]);
   for (int d = 0; d < 2; d++) {
-    if (d == 0 && t->R == 1) continue;
+    if (d == 0 && R == 1) continue;
     if (sh->ix[d].c % box[d] || o->ix[d].c % box[d]) return false;
     for (int j = 0; j < o->ix[d].n; j++)
       if (o->ix[d].k[j] % box[d]) return false;
   }
   return true;
+}
+
+static bool box_aligned(const Call *c) {
+  const Var *t = c->args[0].var;
+  return ir_slice_on_box(t->sp, t->dt, t->R, &c->args[1], &c->args[2]);
 }
 
 static Space need(IS *s, const Call *c, int i) {
@@ -73,6 +80,9 @@ static void body(IS *s, Body *b) {
       ir_body_push(s->c, &out, st);
       continue;
     }
+    if (st->rhs.k == A_CALL && st->rhs.call->op == OP_move && st->rhs.call->args[0].k == A_VAR &&
+        st->rhs.call->args[0].var->sp == (Space)st->rhs.call->args[1].e)
+      st->rhs = st->rhs.call->args[0];          /* a move within one space is a copy (no tmov mat->mat, acc->acc) */
     if (st->rhs.k == A_CALL) {
       Call *c = st->rhs.call;
       for (int a = 0; a < c->nargs; a++) {

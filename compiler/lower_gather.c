@@ -1,6 +1,7 @@
 /* lower_gather.c — pass 8: per-core IR with paged_gather -> per-core IR where
  * each gather is a scalar loop of page translation and row copies:
  *
+ *   [_w = imax(len - first, 0); _w' = clamp(n, 0, _w); _w'' = imin(_w', N);]   # window=[first, n]
  *   g = alloc_tile(space, dt, [N, S]);
  *   for _r in range(0, N) {
  *     _j = imin(first + _r, len - 1);            # never reads past the index table
@@ -9,8 +10,9 @@
  *     g = gather_row(g, src, [_e*B + _o, col_off], _r, count[, box=H]);
  *   }
  *
- * count is the window's (a split lane's share) or len(idx); rows at or past it
- * are not written. A gather into a mat tile is lowered per row too (DESIGN
+ * count is len(idx), or with window=[first, n] the documented
+ * min(clamp(n, 0, max(len - first, 0)), N) (a split lane's share); rows at or
+ * past it are not written. A gather into a mat tile is lowered per row too (DESIGN
  * 14.9): row _r is loaded through a window of the fractal tile that starts at
  * _r and is rounded up to the box, H = 16 rows, of which only [1, S] is valid.
  * Any index table works; an index or page out of range is R-GATHER-RANGE at
@@ -41,6 +43,30 @@ static Arg iarg(Aff a) {
   return r;
 }
 
+/* The rows a window [f, n] gathers (language.md 9.2):
+ * v = min(clamp(n, 0, max(len - f, 0)), N): never past the index table's end.
+ * Folded when f and n are constants, else three scalars before the loop. */
+static Aff window_count(LG *g, Body *out, Loc l, Aff f, Aff n, int len, int N) {
+  if (ir_aff_const(&f) && ir_aff_const(&n)) {
+    int64_t room = (int64_t)len - f.c;
+    room = room < 0 ? 0 : room;
+    int64_t v = n.c < 0 ? 0 : n.c > room ? room : n.c;
+    return cst((int)(v < N ? v : N));
+  }
+  Aff lf = cst(len);
+  lf = ir_aff_add(lf, &f, -1);
+  Var *room = scalar(g, out, l, OP_imax, "w", iarg(lf), cst(0));
+  Var *cl = ir_temp(g->c, g->k, "w", VK_SCALAR, l);
+  cl->computed = true;
+  Stmt *s = ir_stmt_op(g->c, l, cl, OP_clamp, 3);
+  s->rhs.call->args[0] = iarg(n);
+  s->rhs.call->args[1] = iarg(cst(0));
+  s->rhs.call->args[2] = iarg(ir_aff_var(room, 1));
+  ir_body_push(g->c, out, s);
+  Var *v = scalar(g, out, l, OP_imin, "w", iarg(ir_aff_var(cl, 1)), cst(N));
+  return ir_aff_var(v, 1);
+}
+
 static void lower(LG *g, Body *out, Stmt *st) {
   Call *c = st->rhs.call;
   Loc l = st->loc;
@@ -49,6 +75,7 @@ static void lower(LG *g, Body *out, Stmt *st) {
   Arg *co = ir_kwarg(c, KW_COL_OFF), *w = ir_kwarg(c, KW_WINDOW);
   Aff col = !co ? cst(0) : co->k == A_IEXPR ? co->ix[0] : cst((int)co->num);
   Aff first = w ? w->ix[0] : cst(0), count = w ? w->ix[1] : cst(len);
+  if (w) count = window_count(g, out, l, first, count, len, dst->R);
   /* a fractal destination: each row's window is rounded up to the box's rows;
    * nz-row-gather leaves it one row high, like a vec one */
   int box = 1, bc;

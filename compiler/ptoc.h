@@ -174,6 +174,7 @@ typedef struct Var {
   int R, C;
   Space sp;
   bool lane;
+  bool differ;                                  /* VK_TILE lane value not replicated: lanes may differ (typecheck) */
   bool typed;
   int svr, svc;                                 /* static valid shape, -1 not known, -2 only declared */
   /* VK_LOOP: the values it takes; VK_SCALAR: a bound on them [lo, hi] */
@@ -190,6 +191,7 @@ typedef struct {
   int R, C;
   int vr, vc;                                   /* static valid shape, -1 when not known */
   bool lane;                                    /* a lane value (one per lane in split_aiv) */
+  bool differ;                                  /* a lane value whose lanes may hold different elements */
 } Type;
 
 typedef enum { A_VAR, A_CALL, A_IDX, A_NUM, A_DTYPE, A_MODE, A_SPACE, A_IEXPR, A_DIR } ArgKind;
@@ -327,6 +329,8 @@ void pass_flatten(Comp *c, Kernel *k);
 /* ---- infer_space.c, auto_split.c, check_split.c ------------------------------ */
 
 void pass_infer_space(Comp *c, Kernel *k);
+/* A slice of a fractal tile in sp that stays on the 16-row box (infer_space.c). */
+bool ir_slice_on_box(Space sp, Dtype dt, int R, const Arg *off, const Arg *shape);
 void pass_auto_split(Comp *c, Kernel *k);
 void pass_check_split(Comp *c, Kernel *k);
 

@@ -48,6 +48,29 @@ static bool uses_lane(T *t, const Aff *a) {
   return false;
 }
 
+/* Does a scalar call read the lane through an index argument? */
+static bool reads_lane(T *t, const Call *c) {
+  for (int i = 0; i < c->nargs; i++) {
+    const Arg *x = &c->args[i];
+    if ((x->k == A_IEXPR && uses_lane(t, &x->ix[0])) ||
+        (x->k == A_IDX && (uses_lane(t, &x->ix[0]) || uses_lane(t, &x->ix[1]))))
+      return true;
+  }
+  return false;
+}
+
+/* A store of a lane value runs in both lanes (language.md 10.1). Do the two
+ * lanes write the same window: no lane term in the offset (the lane variable,
+ * subblock_idx scalars and per-lane computed scalars count) and a non-empty
+ * static valid shape? A lane term of the wrong size is check_split's
+ * (E-SPLIT-STORE for a half tile); docs/split.md section 5. */
+static bool same_window(T *t, const Arg *o, Type a) {
+  if (a.vr <= 0 || a.vc <= 0) return false;     /* run-time (an owned slice) or empty */
+  for (int d = 0; d < 2; d++)
+    if (uses_lane(t, &o->ix[d])) return false;
+  return true;
+}
+
 /* ---- argument access ---------------------------------------------------------- */
 
 static Arg *pos(T *t, Call *c, int i) {
@@ -67,7 +90,7 @@ static Type tile_of(T *t, Call *c, Arg *a, const char *what) {
         a->k == A_VAR ? a->var->name : "");
   Var *v = a->var;
   ASSERT(v->typed);
-  return (Type){TY_TILE, v->dt, v->sp, v->R, v->C, v->svr, v->svc, v->lane};
+  return (Type){TY_TILE, v->dt, v->sp, v->R, v->C, v->svr, v->svc, v->lane, v->differ};
 }
 
 static Var *tensor_of(T *t, Call *c, Arg *a, const char *what) {
@@ -243,7 +266,7 @@ static Type check_call(T *t, Call *c) {
     if (i && c->args[i - 1].kw && !c->args[i].kw)   /* the parser refuses it; ir_pos relies on it */
       die("%s: positional argument after a keyword argument in the IR", oi->name);
   }
-  Type r = {TY_TILE, DT_F32, SP_VEC, 0, 0, -1, -1, false};
+  Type r = {TY_TILE, DT_F32, SP_VEC, 0, 0, -1, -1, false, false};
   Type a, b;
   Var *g;
   bool lane_ok = false;                         /* may this call read lane values? */
@@ -274,9 +297,14 @@ static Type check_call(T *t, Call *c) {
     Arg *pt = ir_kwarg(c, KW_PART);
     if (pt) index_arg(t, c, pt, "the partition shape");
     if (!t->held.set) store_window(t, c, g, o, a, pt);
-    r = (Type){TY_NONE, a.dt, a.sp, 0, 0, 0, 0, false};
+    r = (Type){TY_NONE, a.dt, a.sp, 0, 0, 0, 0, false, false};
     c->perlane = a.lane;
     lane_ok = a.lane;
+    if (a.lane && (a.differ || t->cond) && !ir_kwarg(c, KW_LANE) && c->op == OP_store && t->k->explicit_split &&
+        !t->k->expanded && same_window(t, o, a))
+      ERR(o->loc, E_SPLIT_STORE, "store: both lanes run this store of a lane value whose lanes may differ%s, to the "
+          "same window (no lane term in the offset): store from lane 0 only with lane=0, or give each lane its own "
+          "window (offset + lane * extent)", t->cond ? " (under if/while)" : "");
     if (ir_kwarg(c, KW_LANE)) {
       Arg *ln = ir_kwarg(c, KW_LANE);
       if (ln->k != A_NUM || !ln->isint || ln->num != 0) ERR(ln->loc, E_ARG, "store: lane= takes 0 (lane 0 only)");
@@ -358,6 +386,11 @@ static Type check_call(T *t, Call *c) {
     tile_window(t, c, o->loc, o->ix, ext, a.R, a.C, "tile");
     r.dt = a.dt;
     r.sp = a.sp;
+    /* a window of a mat/acc tile off the fractal box is no subview: it is cut on
+     * the vector side, so the slice is a vec tile (language.md 9.3; infer_space
+     * moves the operand) */
+    if (c->op == OP_slice && (a.sp == SP_MAT || a.sp == SP_ACC) && !ir_slice_on_box(a.sp, a.dt, a.R, o, &c->args[2]))
+      r.sp = SP_VEC;
     int av[2] = {a.vr, a.vc}, rv[2];
     for (int d = 0; d < 2; d++)
       rv[d] = av[d] < 0 || !ir_aff_const(&o->ix[d]) ? -1 : imin(ext[d], clampi(av[d] - o->ix[d].c, 0, ext[d]));
@@ -548,7 +581,10 @@ static Type check_call(T *t, Call *c) {
     Arg *x = pos(t, c, 0);
     a = tile_of(t, c, x, "the operand");
     if (a.lane) ERR(x->loc, E_LANE, "aiv_shard: operand is already a lane value");
-    if (a.sp == SP_VEC) ERR(x->loc, E_SPACE, "aiv_shard: operand must be a cube tile (mat or acc)");
+    if (a.sp == SP_VEC)
+      ERR(x->loc, E_SPACE, "aiv_shard: operand must be a cube tile (mat or acc)%s",
+          x->k == A_VAR || x->k == A_CALL ? "; a slice of a mat/acc tile off the 16-row box is a vec tile: shard "
+                                             "the whole tile and slice each lane's part" : "");
     Mode m = mode_arg(t, c, pos(t, c, 1), true);
     r = a;
     r.sp = SP_VEC;
@@ -595,7 +631,7 @@ static Type check_call(T *t, Call *c) {
   }
   case K_LANEIDX:
     if (!t->lane) ERR(c->loc, E_SCOPE, "subblock_idx() is only defined inside split_aiv");
-    r = (Type){TY_SCALAR, DT_I32, SP_NONE, 1, 1, 1, 1, false};
+    r = (Type){TY_SCALAR, DT_I32, SP_NONE, 1, 1, 1, 1, false, false};
     lane_ok = true;
     break;
   case K_MOVE: {
@@ -604,6 +640,12 @@ static Type check_call(T *t, Call *c) {
     if (sp->k != A_SPACE || sp->e == SP_NONE) ERR(sp->loc, E_ARG, "move: the second argument must be a space");
     r = a;
     r.sp = (Space)sp->e;
+    /* nothing is transferred or copied into acc: only the cube's matmuls
+     * write it (B-MOV has no pair into acc), so a source move into acc is refused */
+    if (c->op == OP_move && r.sp == SP_ACC && a.sp != SP_ACC)
+      ERR(sp->loc, E_SPACE, "move: a %s tile cannot be moved into acc; only matmul and matmul_acc produce acc tiles "
+          "(matmul_acc(c, a, b) with c in %s is add(c, matmul(a, b)), bit for bit)", ir_space_name(a.sp),
+          ir_space_name(a.sp));
     if (r.sp != SP_VEC) lane_ok = true;         /* lane 0's value crosses to the cube */
     break;
   }
@@ -611,7 +653,7 @@ static Type check_call(T *t, Call *c) {
     Var *x = tensor_of(t, c, pos(t, c, 0), "the table");
     if (x->dt != DT_I32 || x->rank != 1) ERR(c->args[0].loc, E_TYPE, "gm_read: '%s' must be a 1-D i32 table", x->name);
     if (x->dir == DIR_OUT) ERR(c->args[0].loc, E_DIR, "gm_read from 'out' tensor '%s'", x->name);
-    r = (Type){TY_SCALAR, DT_I32, SP_NONE, -(1 << 30), 1 << 30, 0, 0, false};
+    r = (Type){TY_SCALAR, DT_I32, SP_NONE, -(1 << 30), 1 << 30, 0, 0, false, false};
     lane_ok = true;
     break;
   }
@@ -650,7 +692,7 @@ static Type check_call(T *t, Call *c) {
     if (d->k != A_DIR) ERR(d->loc, E_ARG, "pipe: the first argument is c2v or v2c");
     if (n->k != A_NUM || !n->isint || n->num < 1 || n->num > 8) ERR(n->loc, E_RANGE, "pipe: 1..8 slots");
     if (b->k != A_NUM || !b->isint || b->num < 1) ERR(b->loc, E_RANGE, "pipe: slot bytes must be positive");
-    r = (Type){TY_NONE, DT_F32, SP_NONE, 0, 0, 0, 0, false};
+    r = (Type){TY_NONE, DT_F32, SP_NONE, 0, 0, 0, 0, false, false};
     break;
   }
   case K_TPUSH: {
@@ -658,7 +700,7 @@ static Type check_call(T *t, Call *c) {
     if (d->k != A_DIR) ERR(d->loc, E_ARG, "tpush: the first argument is c2v or v2c");
     a = tile_of(t, c, pos(t, c, 1), "the pushed tile");
     if (n->k != A_NUM || !n->isint || n->num < 0 || n->num > 4) ERR(n->loc, E_RANGE, "tpush: split code 0..4");
-    r = (Type){TY_NONE, a.dt, a.sp, 0, 0, 0, 0, false};
+    r = (Type){TY_NONE, a.dt, a.sp, 0, 0, 0, 0, false, false};
     c->perlane = a.lane;
     lane_ok = true;
     break;
@@ -677,7 +719,7 @@ static Type check_call(T *t, Call *c) {
   case K_SYNC: {
     Arg *d = pos(t, c, 0);
     if (d->k != A_DIR) ERR(d->loc, E_ARG, "%s: the argument is c2v or v2c", opn(c));
-    r = (Type){TY_NONE, DT_F32, SP_NONE, 0, 0, 0, 0, false};
+    r = (Type){TY_NONE, DT_F32, SP_NONE, 0, 0, 0, 0, false, false};
     break;
   }
   case K_ISCALAR: {
@@ -701,7 +743,7 @@ static Type check_call(T *t, Call *c) {
       l = l < lo[2] ? l : lo[2], h = h < hi[2] ? h : hi[2];
     }
     if (l < -(1 << 30) || h > (1 << 30)) ERR(c->loc, E_INDEX, "%s: result out of range", opn(c));
-    r = (Type){TY_SCALAR, DT_I32, SP_NONE, (int)l, (int)h, 0, 0, false};   /* R, C carry the range */
+    r = (Type){TY_SCALAR, DT_I32, SP_NONE, (int)l, (int)h, 0, 0, false, false};   /* R, C carry the range */
     lane_ok = true;
     break;
   }
@@ -715,6 +757,18 @@ static Type check_call(T *t, Call *c) {
     lane_ok = lane_ok || c->perlane;
   }
   r.lane = c->perlane && r.k == TY_TILE;
+  /* A lane value is replicated (the same in both lanes, DESIGN 14.5) unless it
+   * is a lane's part (aiv_shard), is computed under if/while, or reads a lane
+   * value that may differ or the lane in an index or keyword. */
+  if (r.lane) {
+    r.differ = oi->kind == K_SHARD || t->cond > 0;
+    for (int i = 0; i < c->nargs && !r.differ; i++) {
+      const Arg *x = &c->args[i];
+      r.differ = (x->k == A_VAR && x->var->kind == VK_TILE && x->var->differ) || (x->k == A_CALL && x->call->ty.differ) ||
+                 (x->k == A_IDX && (uses_lane(t, &x->ix[0]) || uses_lane(t, &x->ix[1]))) ||
+                 (x->k == A_IEXPR && uses_lane(t, &x->ix[0]));
+    }
+  }
   /* Only a per-lane statement may read lane values or the lane variable. */
   for (int i = 0; !lane_ok && i < c->nargs; i++) {
     Arg *x = &c->args[i];
@@ -736,13 +790,26 @@ static void assign(T *t, Stmt *s, Type ty) {
   Var *v = s->dst;
   if (v->kind == VK_SCALAR) {
     if (ty.k != TY_SCALAR) ERR(s->loc, E_REDEF, "'%s' holds an index scalar", v->name);
-    v->lane = t->lane != NULL;
+    if (!v->computed) v->lane = t->lane != NULL;   /* a lane scalar (subblock_idx) */
+    else if (t->lane && !v->lane && (t->cond || reads_lane(t, s->rhs.call))) {
+      /* a computed scalar is per lane when it reads the lane (the lane
+       * variable, a lane scalar, a per-lane computed scalar) or is assigned
+       * under if/while; one computed from shared values only is the same in
+       * both lanes and a once statement may use it (language.md 6). Sticky:
+       * any such assignment makes the name a lane scalar everywhere. */
+      v->lane = true;
+      t->changed |= v->typed;
+    }
     if (v->computed && (!v->typed || ty.R < v->lo)) v->lo = ty.R, t->changed |= v->typed;
     if (v->computed && (!v->typed || ty.C > v->hi)) v->hi = ty.C, t->changed |= v->typed;
     v->typed = true;
     return;
   }
   if (ty.k != TY_TILE) ERR(s->rhs.loc, E_ARG, "'%s' has no result to assign", opn(s->rhs.call));
+  if ((ty.differ || (t->cond && ty.lane)) && !v->differ) {   /* sticky: any assignment whose lanes may differ */
+    v->differ = true;
+    t->changed |= v->typed;
+  }
   bool decl = s->rhs.k == A_CALL && s->rhs.call->op == OP_alloc_tile && s->rhs.call->nargs == 4;
   if (!v->typed || (v->svr == -2 && !decl)) {
     if (v->typed && (v->dt != ty.dt || v->sp != ty.sp || v->R != ty.R || v->C != ty.C))
@@ -821,7 +888,7 @@ static void check_body(T *t, Body *b) {
         if (v->kind != VK_TILE) ERR(s->rhs.loc, E_ARG, "only tiles can be copied, '%s' is not a tile", v->name);
         if (t->lane && s->dst->typed && s->dst->sp == SP_VEC && !s->dst->lane)
           ERR(s->loc, E_LANE, "'%s' is a vector value from outside split_aiv; it cannot be reassigned inside", s->dst->name);
-        assign(t, s, (Type){TY_TILE, v->dt, v->sp, v->R, v->C, v->svr, v->svc, v->lane});
+        assign(t, s, (Type){TY_TILE, v->dt, v->sp, v->R, v->C, v->svr, v->svc, v->lane, v->differ});
         break;
       }
       Type ty = check_call(t, s->rhs.call);

@@ -142,7 +142,12 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   P(p_gather_shared_page, 0.3, "two logical pages share a physical page")                            \
   P(p_gather_partial_last_page, 0.4, "the last page is partly filled")                                \
   P(p_gather_fewer_indices, 0.5, "fewer indices than max_indices")                                   \
-  P(p_gather_col_off, 0.4, "the gather starts at a column offset")
+  P(p_gather_col_off, 0.4, "the gather starts at a column offset")                                \
+  /* generator blind spots (issue 12): windows, scalar extents, explicit moves */                     \
+  P(p_gather_window, 0.12, "a vector gather reads a window=[first, count] of a longer index table")    \
+  P(p_scalar_extent, 0.12, "a partial load's valid rows are an imin/clamp scalar computed before it") \
+  P(p_explicit_rebalance, 0.25, "an explicit up_down shard's source has valid rows the box stride cannot place (stride=)") \
+  I(w_move, 1, 0, 100, "weight: an explicit move(t, space) in one of the language's seven directions")
 
 typedef struct {
 #define FZ_P_(n, d, doc) double n;
@@ -174,7 +179,7 @@ typedef enum { FZ_IN, FZ_OUT, FZ_INOUT } FzDir;
   X(row_expand_add) X(row_expand_sub) X(row_expand_mul) X(row_expand_div) X(row_expand_max)          \
   X(row_expand_min) X(col_expand_add) X(col_expand_sub) X(col_expand_mul) X(col_expand_div)          \
   X(matmul) X(matmul_acc) X(aiv_shard) X(aic_gather) X(subblock_idx) X(set_validshape)  \
-  X(transpose) X(reshape) X(imin) X(imax)
+  X(transpose) X(reshape) X(imin) X(imax) X(move) X(clamp)
 typedef enum {
   FZ_OP_VAR,                                    /* a name, not a call */
 #define FZ_X_(n) FZ_OP_##n,
@@ -184,7 +189,7 @@ typedef enum {
 } FzOp;
 
 typedef enum { FZ_KW_NONE, FZ_KW_VALID, FZ_KW_SPACE, FZ_KW_TRANS_B, FZ_KW_BLOCK_SIZE, FZ_KW_SIZE,
-               FZ_KW_MAX_INDICES, FZ_KW_COL_OFF, FZ_KW_LANE, FZ_KW_STRIDE } FzKw;
+               FZ_KW_MAX_INDICES, FZ_KW_COL_OFF, FZ_KW_LANE, FZ_KW_STRIDE, FZ_KW_WINDOW } FzKw;
 
 /* c + sum k[i]*v[i]; v are index names (loop, lane, lane scalar). */
 typedef struct {
@@ -251,7 +256,7 @@ typedef struct {
   X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(bf16) X(i8_i16) X(cast) X(loop) X(loop_carried)    \
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
   X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
-  X(lane_if) X(lane_while) X(transpose) X(reshape)
+  X(lane_if) X(lane_while) X(transpose) X(reshape) X(gather_window) X(scalar_extent) X(explicit_move)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)
@@ -284,6 +289,18 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src);
 void fz_features(const FzKernel *k, uint8_t out[FZ_NFEAT]);
 const char *fz_feature_name(int f);            /* NULL when out of range */
 const char *fz_op_name(int op);
+
+/* ---- coverage.c: `ptofuzz gen --coverage` --------------------------------------- */
+
+/* Shares of kernels using each op, keyword, attribute value and construct of
+ * docs/language.md (the list is in coverage.c and docs/fuzzing.md). */
+typedef struct FzCov FzCov;
+FzCov *fz_cov_new(void);
+void fz_cov_add(FzCov *cv, const char *text, size_t len);   /* one kernel's text */
+/* `coverage: kernels=N invalid=M`, then `construct=NAME share=F` lines; returns
+ * how many shares are below floor. */
+int fz_cov_print(const FzCov *cv, FILE *f, double floor);
+void fz_cov_free(FzCov *cv);
 
 /* ---- emit.c: .ptk text --------------------------------------------------------- */
 

@@ -620,6 +620,36 @@ static FzAff lane_term(Gen *g, FzAff o, int ext) {
   return aff_plus(o, g->lane, ext);
 }
 
+static void scalar_stmt(Gen *g, int name, int op, FzAff a, FzAff b);
+
+/* A valid extent V (of R) as a computed scalar `n = imin(..)` or
+ * `n = clamp(..)` stated before the load that uses it (language.md 6). Its
+ * value is exactly V in every iteration (the generator sizes the GM windows
+ * from it); inside a loop it reads the loop variable, so the checker bounds a
+ * range and the valid shape is known only at run time. */
+static FzAff scalar_extent(Gen *g, int V, int R) {
+  int n = newname(g, "n");
+  const Loop *l = g->nloop ? &g->loop[g->nloop - 1] : NULL;
+  FzAff x = l ? aff_plus(aff(V - l->lo), l->iv, 1) : aff(V + rng(g, 0, 3));   /* >= V */
+  if (ch(g, 0.5)) {
+    scalar_stmt(g, n, FZ_OP_imin, x, aff(V));
+  } else {                                      /* clamp(x, lo, V) with lo <= V */
+    FzStmt *st = al(g, sizeof *st);
+    st->k = FZ_S_ASSIGN;
+    st->dst = (int16_t)n;
+    st->e = call(g, FZ_OP_clamp, 3);
+    for (int i = 0; i < 3; i++) st->e->a[i].k = FZ_A_AFF;
+    st->e->a[0].ix[0] = x;
+    st->e->a[1].ix[0] = aff(rng(g, 0, V));
+    st->e->a[2].ix[0] = aff(V);
+    push(g, g->out, st);
+    g->k->nstmts++;
+  }
+  (void)R;
+  feat(g, FZ_FEAT_scalar_extent);
+  return aff_plus(aff(0), n, 1);
+}
+
 enum { LD_PARTIAL = 1 };
 
 /* load(T, [r, c], [R, C][, valid=][, space=mat]) from an input tensor of its
@@ -642,6 +672,11 @@ static Val v_load(Gen *g, int dt, int R, int C, int sp, int vr, int vc, unsigned
   }
   bool partial = vr < R || vc < C;
   if (partial) feat(g, FZ_FEAT_partial_valid);
+  FzAff svr = aff(vr);
+  /* rows only: a value whose valid shape is partial anyway (reshape wants a static full one);
+   * not in explicit kernels: an aiv_shard's split code needs a static count */
+  if (vr > 0 && vr < R && !g->k->feat[FZ_FEAT_explicit_split] && ch(g, p->p_scalar_extent))
+    svr = scalar_extent(g, vr, R);
   int r0 = ch(g, p->p_offset) ? rng(g, 1, 8) : 0, c0 = ch(g, p->p_offset) ? rng(g, 1, 8) : 0;
   if (r0 || c0) feat(g, FZ_FEAT_offset_window);
   FzAff ro = aff(r0), co = aff(c0);
@@ -677,7 +712,7 @@ static Val v_load(Gen *g, int dt, int R, int C, int sp, int vr, int vc, unsigned
   a_idx(&e->a[2], aff(R), aff(C));
   int i = 3;
   if (kv) {
-    a_idx(&e->a[i], aff(vr), aff(vc));
+    a_idx(&e->a[i], svr, aff(vc));
     e->a[i++].kw = FZ_KW_VALID;
   }
   if (ks) a_kind(&e->a[i], FZ_A_SPACE, sp), e->a[i].kw = FZ_KW_SPACE;
@@ -1491,12 +1526,23 @@ static void blk_gather_vec(Gen *g, int dt) {
   if (g->brk[1] && ch(g, p->p_odd_extent) && S > 1) S--;
   fit(g, dt, &N, &S, 3, D_EVEN);
   n = imin(n, N);
+  /* window=[f, cnt] over a table of nidx indices, perhaps longer than N and
+   * perhaps ending before the window does: v = min(clamp(cnt, 0, nidx - f), N) */
+  bool win = ch(g, p->p_gather_window);
+  int nidx = n, wf = 0, wn = 0;
+  if (win) {
+    nidx = rng(g, 1, imin(N + 4, 512));
+    wf = rng(g, 0, nidx - 1), wn = rng(g, 1, N);
+    n = imin(imin(wn, nidx - wf), N);
+    feat(g, FZ_FEAT_gather_window);
+  }
   int32_t idx[512];
-  gather_indices(g, B, L, tbl, rows, idx, n);
+  gather_indices(g, B, L, tbl, rows, idx, nidx);
   int K = ch(g, p->p_gather_col_off) ? rng(g, 1, 16) : 0;
   int src = tensor(g, 'A', dt, FZ_IN, rows, K + S + (ch(g, p->p_store_margin) ? rng(g, 1, 4) : 0));
-  int it = table(g, 'I', idx, n), pt = table(g, 'P', tbl, P);
-  FzExpr *e = call(g, FZ_OP_paged_gather, 6 + (K > 0));
+  int it = table(g, 'I', idx, nidx), pt = table(g, 'P', tbl, P);
+  FzExpr *e = call(g, FZ_OP_paged_gather, 6 + (K > 0) + win);
+  if (win) a_idx(&e->a[6 + (K > 0)], aff(wf), aff(wn)), e->a[6 + (K > 0)].kw = FZ_KW_WINDOW;
   a_tensor(&e->a[0], src);
   a_tensor(&e->a[1], it);
   a_tensor(&e->a[2], pt);
@@ -1552,6 +1598,75 @@ static void blk_gather_mat(Gen *g, int dt) {
   Val s = bind(g, v_mm(g, NULL, q, gv, true), "s");
   if (ch(g, 0.5)) store(g, s);
   else store(g, vchain(g, s, rng(g, 1, 2)));
+}
+
+/* move(x, sp): x in another space (a transfer when it crosses sides). */
+static Val v_move(Gen *g, Val x, int sp) {
+  FzExpr *e = call(g, FZ_OP_move, 2);
+  a_expr(g, &e->a[0], x.e);
+  a_kind(&e->a[1], FZ_A_SPACE, sp);
+  if (x.sp == FZ_VEC && sp != FZ_VEC) note_v2c(g);
+  if (x.sp != FZ_VEC && sp == FZ_VEC) note_c2v(g, &x);
+  Val r = x;
+  r.e = e;
+  r.sp = (int8_t)sp;
+  charge(g, &r);
+  feat(g, FZ_FEAT_explicit_move);
+  return r;
+}
+
+/* An explicit move in one of the directions language.md 9.8 allows: vec ->
+ * mat (V2C), mat -> vec and acc -> vec (C2V), acc -> mat (cube), and within
+ * vec, mat or acc (a copy). Even extents without a unit one, so either split
+ * mode can carry the transfer. */
+static void blk_move(Gen *g) {
+  int dir = below(g, 7);
+  int dt = pick_dt(g, false, true), M = dim(g, false, D_EVEN | D_NOUNIT), K = dim(g, true, D_EVEN | D_NOUNIT),
+      N = dim(g, true, D_EVEN | D_NOUNIT);
+  fit_mm(g, dt, &M, &K, &N, 4, D_EVEN);
+  bool tb = ch(g, g->p->p_trans_b);
+  switch (dir) {
+  case 0: {                                     /* vec -> mat, then a matmul operand */
+    Val x = bind(g, cube_operand(g, dt, M, K), "x");
+    Val m = bind(g, v_move(g, x, FZ_MAT), "m");
+    Val b = rhs_load(g, dt, K, N, tb, m.vc[0], false);
+    store(g, vchain(g, v_mm(g, NULL, m, b, tb), rng(g, 1, 2)));
+    break;
+  }
+  case 1:                                       /* mat -> vec */
+  case 5: {                                     /* mat -> mat, then a matmul operand */
+    Val a = bind(g, v_load(g, dt, M, K, FZ_MAT, -1, -1, LD_PARTIAL), "a");
+    if (dir == 1) {
+      store(g, vchain(g, v_move(g, a, FZ_VEC), rng(g, 1, 2)));
+      break;
+    }
+    Val m = bind(g, v_move(g, a, FZ_MAT), "m");
+    Val b = rhs_load(g, dt, K, N, tb, m.vc[0], false);
+    store(g, vchain(g, v_mm(g, NULL, m, b, tb), rng(g, 1, 2)));
+    break;
+  }
+  case 4: {                                     /* vec -> vec */
+    Val x = vexpr(g, dt, M, K, 0);
+    store(g, v_un(g, un_op(g, dt), v_move(g, x.sp == FZ_VEC ? x : v_un(g, un_op(g, x.dt), x), FZ_VEC)));
+    break;
+  }
+  default: {                                    /* acc -> vec, acc -> mat, acc -> acc */
+    Val a = v_load(g, dt, M, K, FZ_MAT, -1, -1, LD_PARTIAL);
+    Val b = rhs_load(g, dt, K, N, tb, a.vc[0], false);
+    Val s = bind(g, v_mm(g, NULL, a, b, tb), "s");
+    if (dir == 2) {
+      store(g, vchain(g, v_move(g, s, FZ_VEC), rng(g, 1, 2)));
+    } else if (dir == 3) {
+      Val m = bind(g, v_move(g, s, FZ_MAT), "m");
+      store(g, m);
+    } else {
+      Val c = bind(g, v_move(g, s, FZ_ACC), "c");
+      Val a2 = bind(g, v_load(g, dt, M, K, FZ_MAT, -1, -1, 0), "a");
+      Val b2 = rhs_load(g, dt, K, N, tb, a2.vc[0], false);
+      store(g, vchain(g, v_mm(g, &c, a2, b2, tb), rng(g, 1, 2)));
+    }
+  }
+  }
 }
 
 static void blk_gather(Gen *g) {
@@ -1759,6 +1874,15 @@ static void lane_cond(Gen *g, Val *x) {
   feat(g, FZ_FEAT_lane_if);
 }
 
+/* Valid rows of an up_down shard source that the box stride cannot place
+ * (lanes of ceil(E/2) holding counts no code fits: 13 of 16 is 8/5), so
+ * the shard takes stride=ceil(V/2) (DESIGN 14.2); -1 when not chosen. */
+static int explicit_rebalance(Gen *g, int ax, int E) {
+  int S = (E + 1) / 2, hi = E % 2 ? E - 1 : E - 2;
+  if (ax || hi < S + 1 || !ch(g, g->p->p_explicit_rebalance)) return -1;
+  return rng(g, S + 1, hi);
+}
+
 static void gen_explicit(Gen *g) {
   const FzPolicy *p = g->p;
   feat(g, FZ_FEAT_explicit_split);
@@ -1779,7 +1903,8 @@ static void gen_explicit(Gen *g) {
   if (E < 2) E = 2, ax ? (N = 2) : (M = 2);
   odd = E % 2 == 1;
   bool tb = ch(g, p->p_trans_b);
-  Val a = bind(g, v_load(g, dt, M, K, FZ_MAT, -1, -1, LD_PARTIAL), "a");
+  int rvr = explicit_rebalance(g, ax, M), rvc = rvr < 0 ? -1 : K;
+  Val a = bind(g, v_load(g, dt, M, K, FZ_MAT, rvr, rvc, LD_PARTIAL), "a");
   FzBody *outer = ch(g, p->p_explicit_loop) ? open_rand_loop(g, true) : NULL;
   /* all columns valid: a transfer pins the extent it does not split (DESIGN 14.6) */
   Val b = bind(g, rhs_load(g, dt, K, N, tb, a.vc[0], true), "b");
@@ -1900,12 +2025,12 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
   } else {
     g->brk[0] = k->split != 1 && ch(g, p->p_break_up_down);
     g->brk[1] = k->split != 2 && ch(g, p->p_break_left_right);
-    static Block *const blocks[] = {blk_vector, blk_c2v, blk_v2c,    blk_both,    blk_softmax,
-                                    blk_loop,   blk_gather, blk_reduce, blk_strided, blk_assemble};
-    int w[10] = {p->w_vector, p->w_c2v,    p->w_v2c,    p->w_both,    g->brk[1] ? p->w_softmax : 0,
-                 p->w_loop,   p->w_gather, p->w_reduce, p->w_strided, p->w_assemble};
+    static Block *const blocks[] = {blk_vector, blk_c2v,    blk_v2c,    blk_both,    blk_softmax, blk_loop,
+                                    blk_gather, blk_reduce, blk_strided, blk_assemble, blk_move};
+    int w[11] = {p->w_vector, p->w_c2v,    p->w_v2c,    p->w_both,    g->brk[1] ? p->w_softmax : 0,
+                 p->w_loop,   p->w_gather, p->w_reduce, p->w_strided, p->w_assemble, p->w_move};
     int tot = 0;
-    for (int i = 0; i < 10; i++) tot += w[i];
+    for (int i = 0; i < 11; i++) tot += w[i];
     if (!tot) w[0] = tot = 1;
     int goal = rng(g, p->min_stmts, p->max_stmts);
     for (int nb = 0; nb < p->max_blocks; nb++) {

@@ -1,7 +1,7 @@
 /* ptofuzz_main.c — the ptofuzz command (DESIGN section 12):
  *   diff FILE [--bugs=LIST]     one kernel through the oracle; exit 0 clean, 3 finding
  *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]
- *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]
+ *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]
  *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]
  *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
  *   db (init|list|show ID|stats|export ID|status ID new|triaged|fixed|wontfix|merge F...) [--db=F]
@@ -41,7 +41,7 @@ static const struct {
     {"run", "ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST|all] [--policy=F]\n"
             "                [--random-every=N] [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N]\n"
             "                [--ptoas=P] [--pto-isa=D] [--quiet] [--shard=I/N]     no --seed: a fresh random seed\n"},
-    {"gen", "ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"},
+    {"gen", "ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]\n"},
     {"bench", "ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST|all]\n"
               "                [--random-every=N] [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
               "ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
@@ -194,9 +194,12 @@ static int gen(int argc, char **argv) {
   uint64_t seed = 0;
   const char *out = NULL, *policy = NULL;
   bool stats = false, print_policy = false;
+  FzCov *cov = NULL;                            /* --coverage: shares of the language's constructs */
   for (int i = 0; i < argc; i++) {
     if (seed_opt(argv[i], &seed) || num(argv[i], "--count=", &count) || flag(argv[i], "--out=", &out) ||
         flag(argv[i], "--policy=", &policy)) {
+    } else if (!strcmp(argv[i], "--coverage")) {
+      if (!cov) cov = fz_cov_new();
     } else if (!strcmp(argv[i], "--stats")) stats = true;
     else if (!strcmp(argv[i], "--print-policy")) print_policy = true;
     else return bad_arg("gen", argv[i], NULL);
@@ -227,6 +230,7 @@ static int gen(int argc, char **argv) {
     size_t len;
     char *text = fz_emit(k, &len);
     fz_free(k);
+    if (cov) fz_cov_add(cov, text, len);
     if (out) {
       char path[4096];
       snprintf(path, sizeof path, "%s/k%06lld.ptk", out, (long long)i);
@@ -236,10 +240,14 @@ static int gen(int argc, char **argv) {
         return 1;
       }
       fclose(fp);
-    } else if (!stats) {
+    } else if (!stats && !cov) {
       fwrite(text, 1, len, stdout);
     }
     free(text);
+  }
+  if (cov) {                                     /* docs/fuzzing.md: none below 0.5% */
+    fz_cov_print(cov, stdout, 0.005);
+    fz_cov_free(cov);
   }
   if (stats) {
     printf("stats: kernels=%lld\n", (long long)count);

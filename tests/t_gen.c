@@ -247,7 +247,7 @@ int main(void) {
     e.p_explicit_split = 1;
     FzPolicy gth = pol;
     gth.w_vector = gth.w_c2v = gth.w_v2c = gth.w_both = gth.w_softmax = gth.w_loop = gth.w_reduce = gth.w_strided =
-        gth.w_assemble = 0;
+        gth.w_assemble = gth.w_move = 0;
     bool all_e = true, all_g = true;
     for (uint64_t seed = 1; seed <= 40; seed++) {
       uint8_t f[FZ_NFEAT];

@@ -667,11 +667,17 @@ static const Case cases[] = {
        a = load(A, [0, 0], [2, 1], space=mat);
        for l in split_aiv(2) { x = subblock_idx(); y = x; store(O, [y, 0], aiv_shard(a, up_down)); } }),
    "O", "E-INDEX"},
-  {"sem-9.10", "vector statements run lane 0 then lane 1: lane 1's store lands last",
+  {"sem-9.13", "both lanes storing their differing halves to one window race: E-SPLIT-STORE (issue 12e)",
    K(kernel k(A: f32[2,1] in = [1, 2], O: f32[1,1] out) {
        a = load(A, [0, 0], [2, 1], space=mat);
        for l in split_aiv(2) { h = aiv_shard(a, up_down); store(O, [0, 0], h); } }),
-   "O", "2"},
+   "O", "E-SPLIT-STORE"},
+  {"sem-9.14", "vector statements run lane 0 then lane 1: lane 0's store is seen by lane 1's (lane=0 store, then a load)",
+   K(kernel k(A: f32[2,1] in = [1, 2], O: f32[1,1] out, P: f32[1,1] inout) {
+       a = load(A, [0, 0], [2, 1], space=mat);
+       for l in split_aiv(2) { h = aiv_shard(a, up_down); store(P, [0, 0], h, lane=0);
+         x = load(P, [0, 0], [1, 1]); store(O, [0, 0], x, lane=0); } }),
+   "O", "1"},
   {"sem-9.11", "shard of a matmul result inside the region, then a per-lane row_sum",
    K(kernel k(A: f32[2,2] in = [1, 2, 3, 4], I: f32[2,2] in = [1, 0, 0, 1], O: f32[2,1] out) {
        a = load(A, [0, 0], [2, 2], space=mat); e = load(I, [0, 0], [2, 2], space=mat);

@@ -1,0 +1,203 @@
+/* coverage.c — `ptofuzz gen --coverage`: which parts of the language the
+ * generated kernels exercise. Consumes kernel texts (.ptk, parsed and
+ * typechecked by libptoc, nested calls kept); produces one line per
+ * construct, `construct=NAME share=F`, F the share of kernels using it.
+ *
+ * The constructs (docs/fuzzing.md): every op of compiler/ops.def a source
+ * kernel may hold (`op.NAME`, the table's rows up to the per-core ops), every
+ * keyword argument a source kernel may pass (`kw.NAME`), the values of the
+ * kernel attributes (`attr.split=..`, `attr.target=..`, `attr.slots=..`), the
+ * dtypes and tensor kinds of the header, the statements and index forms of
+ * language.md sections 3-7 and 10, and each direction of an explicit `move`
+ * (language.md 9.8). A kernel the front end refuses counts as `invalid`. */
+#include "fz.h"
+
+#include "../compiler/ptoc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Constructs beyond the op and keyword tables, in print order. */
+#define FZ_CONSTRUCTS(X)                                                                              \
+  X(attr_split_none, "attr.split=none") X(attr_split_ud, "attr.split=up_down")                       \
+  X(attr_split_lr, "attr.split=left_right") X(attr_target_a2a3, "attr.target=a2a3")                  \
+  X(attr_target_a5, "attr.target=a5") X(attr_slots_1, "attr.slots=1") X(attr_slots_2, "attr.slots=2") \
+  X(attr_slots_more, "attr.slots=3-8")                                                                 \
+  X(dt_f32, "dtype.f32") X(dt_f16, "dtype.f16") X(dt_i32, "dtype.i32") X(dt_bf16, "dtype.bf16")      \
+  X(dt_i8, "dtype.i8") X(dt_i16, "dtype.i16")                                                          \
+  X(dir_in, "tensor.in") X(dir_out, "tensor.out") X(dir_inout, "tensor.inout") X(t_1d, "tensor.1d")  \
+  X(t_init, "tensor.init")                                                                             \
+  X(s_for, "stmt.for") X(s_for_step, "stmt.for_step") X(s_split, "stmt.split_aiv") X(s_if, "stmt.if") \
+  X(s_else, "stmt.else") X(s_while, "stmt.while") X(s_copy, "stmt.copy") X(s_reassign, "stmt.reassign") \
+  X(e_nested, "expr.nested_call") X(i_loop, "index.loop_var") X(i_lane, "index.lane")                \
+  X(i_scalar, "index.computed_scalar")                                                                 \
+  X(mv_v2m, "move.vec_to_mat") X(mv_m2v, "move.mat_to_vec") X(mv_a2v, "move.acc_to_vec")             \
+  X(mv_a2m, "move.acc_to_mat") X(mv_v2v, "move.vec_to_vec") X(mv_m2m, "move.mat_to_mat")             \
+  X(mv_a2a, "move.acc_to_acc")
+
+enum {
+#define FZ_C_(id, name) CV_##id,
+  FZ_CONSTRUCTS(FZ_C_)
+#undef FZ_C_
+  CV_N
+};
+static const char *const cvname[CV_N] = {
+#define FZ_C_(id, name) name,
+    FZ_CONSTRUCTS(FZ_C_)
+#undef FZ_C_
+};
+
+/* Source keywords: box= and part= belong to the lowered IR. */
+static bool source_kw(int k) { return k != KW_NONE && k != KW_BOX && k != KW_PART && k < KW_N; }
+enum { NROW = OP_pipe + KW_N + CV_N };         /* ops load .. clamp are the source ops */
+
+struct FzCov {
+  int64_t kernels, invalid;
+  int64_t n[NROW];
+};
+
+FzCov *fz_cov_new(void) {
+  FzCov *cv = calloc(1, sizeof *cv);
+  if (!cv) abort();
+  return cv;
+}
+void fz_cov_free(FzCov *cv) { free(cv); }
+
+typedef struct {
+  const Kernel *k;
+  uint8_t hit[NROW];
+  uint16_t *assigned;                           /* by var id */
+} Walk;
+
+static void mark(Walk *w, int row) { w->hit[row] = 1; }
+static void cv(Walk *w, int c) { mark(w, OP_pipe + KW_N + c); }
+
+static void aff(Walk *w, const Aff *a) {
+  for (int i = 0; i < a->n; i++) {
+    const Var *v = w->k->vars[a->v[i]];
+    if (v->kind == VK_LOOP) cv(w, CV_i_loop);
+    if (v->kind == VK_LANE || (v->kind == VK_SCALAR && !v->computed)) cv(w, CV_i_lane);
+    if (v->kind == VK_SCALAR && v->computed) cv(w, CV_i_scalar);
+  }
+}
+
+static Space space_of(const Arg *a) {
+  if (a->k == A_VAR) return a->var->sp;
+  if (a->k == A_CALL) return a->call->ty.sp;
+  return SP_NONE;
+}
+
+static void call(Walk *w, const Call *c) {
+  if (c->op < OP_pipe) mark(w, c->op);
+  for (int i = 0; i < c->nargs; i++) {
+    const Arg *a = &c->args[i];
+    if (source_kw(a->kw)) mark(w, OP_pipe + a->kw);
+    if (a->k == A_CALL) {
+      cv(w, CV_e_nested);
+      call(w, a->call);
+    }
+    if (a->k == A_IDX) aff(w, &a->ix[0]), aff(w, &a->ix[1]);
+    if (a->k == A_IEXPR) aff(w, &a->ix[0]);
+  }
+  if (c->op == OP_move && c->nargs == 2 && c->args[1].k == A_SPACE) {
+    static const int8_t dir[SP_N][SP_N] = {
+        [SP_VEC] = {[SP_MAT] = CV_mv_v2m, [SP_VEC] = CV_mv_v2v},
+        [SP_MAT] = {[SP_VEC] = CV_mv_m2v, [SP_MAT] = CV_mv_m2m},
+        [SP_ACC] = {[SP_VEC] = CV_mv_a2v, [SP_MAT] = CV_mv_a2m, [SP_ACC] = CV_mv_a2a},
+    };
+    Space from = space_of(&c->args[0]), to = (Space)c->args[1].e;
+    if (from < SP_N && to < SP_N && dir[from][to]) cv(w, dir[from][to]);
+  }
+}
+
+static void body(Walk *w, const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    switch (s->k) {
+    case S_FOR:
+      cv(w, s->wloop ? CV_s_while : CV_s_for);
+      if (!s->wloop && (s->iv->lo != 0 || s->iv->step != 1)) cv(w, CV_s_for_step);
+      body(w, &s->body);
+      break;
+    case S_SPLIT:
+      cv(w, CV_s_split);
+      body(w, &s->body);
+      break;
+    case S_COND:
+      body(w, &s->body);
+      if (s->other.n) cv(w, CV_s_else), body(w, &s->other);
+      break;
+    case S_OP:
+      if (s->dst && ++w->assigned[s->dst->id] == 2) cv(w, CV_s_reassign);
+      if (s->rhs.k == A_VAR) cv(w, CV_s_copy);
+      else if (s->rhs.k == A_CALL) call(w, s->rhs.call);
+      break;
+    default:                                    /* per-core forms: not in generated kernels */
+      body(w, &s->body);
+      body(w, &s->other);
+      break;
+    }
+  }
+}
+
+/* S_COND inside a bounded while is the while's own test, not an `if`. */
+static void conds(Walk *w, const Body *b, bool in_while) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k == S_COND && !in_while) cv(w, CV_s_if);
+    conds(w, &s->body, s->k == S_FOR && s->wloop);
+    conds(w, &s->other, false);
+  }
+}
+
+void fz_cov_add(FzCov *cov, const char *text, size_t len) {
+  cov->kernels++;
+  Comp c = {.A = ir_arena_new(), .src = {"kernel.ptk", text, len}, .o = {.split = -1, .target = -1}};
+  PipeOpts po = {.stop_after = "parse"};     /* parsed and typechecked, nested calls kept */
+  const Kernel *k = pass_pipeline(&c, &po);
+  if (!k) {
+    cov->invalid++;
+    ir_arena_free(c.A);
+    return;
+  }
+  Walk w = {.k = k};
+  w.assigned = ir_alloc(c.A, ((size_t)k->nvars + 1) * sizeof *w.assigned);
+  cv(&w, k->split == MODE_UD ? CV_attr_split_ud : k->split == MODE_LR ? CV_attr_split_lr : CV_attr_split_none);
+  cv(&w, k->target == TGT_A5 ? CV_attr_target_a5 : CV_attr_target_a2a3);
+  cv(&w, k->slots == 1 ? CV_attr_slots_1 : k->slots == 2 ? CV_attr_slots_2 : CV_attr_slots_more);
+  static const int8_t dtc[DT_N] = {[DT_F32] = CV_dt_f32, [DT_F16] = CV_dt_f16, [DT_I32] = CV_dt_i32,
+                                   [DT_BF16] = CV_dt_bf16, [DT_I8] = CV_dt_i8, [DT_I16] = CV_dt_i16};
+  for (int i = 0; i < k->np; i++) {
+    const Var *p = k->params[i];
+    cv(&w, dtc[p->dt]);
+    cv(&w, p->dir == DIR_IN ? CV_dir_in : p->dir == DIR_OUT ? CV_dir_out : CV_dir_inout);
+    if (p->rank == 1) cv(&w, CV_t_1d);
+    if (p->init) cv(&w, CV_t_init);
+  }
+  for (int i = 0; i < k->nvars; i++)           /* a tile of a dtype no tensor has (a cast) */
+    if (k->vars[i]->kind == VK_TILE && k->vars[i]->typed) cv(&w, dtc[k->vars[i]->dt]);
+  body(&w, &k->body);
+  conds(&w, &k->body, false);
+  for (int r = 0; r < NROW; r++) cov->n[r] += w.hit[r];
+  ir_arena_free(c.A);
+}
+
+static const char *row_name(int r, char *buf, size_t n) {
+  if (r < OP_pipe) snprintf(buf, n, "op.%s", ir_ops[r].name);
+  else if (r < OP_pipe + KW_N) snprintf(buf, n, "kw.%s", ir_kw_name((Kw)(r - OP_pipe)));
+  else snprintf(buf, n, "%s", cvname[r - OP_pipe - KW_N]);
+  return buf;
+}
+
+int fz_cov_print(const FzCov *cov, FILE *f, double floor) {
+  int below = 0;
+  fprintf(f, "coverage: kernels=%lld invalid=%lld\n", (long long)cov->kernels, (long long)cov->invalid);
+  for (int r = 0; r < NROW; r++) {
+    if (r >= OP_pipe && r < OP_pipe + KW_N && !source_kw(r - OP_pipe)) continue;
+    char buf[64];
+    double share = cov->kernels ? (double)cov->n[r] / (double)cov->kernels : 0;
+    below += share < floor;
+    fprintf(f, "construct=%s share=%.4f\n", row_name(r, buf, sizeof buf), share);
+  }
+  return below;
+}
