@@ -6,7 +6,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMFLAGS ?=
 
-.PHONY: all deps build test test-sanitize regress fuzz libfuzzer afl clean
+.PHONY: all deps build test test-sanitize regress fuzz libfuzzer libfuzzer-ptk afl clean
 
 all: build
 
@@ -49,6 +49,16 @@ libfuzzer: deps
 	build-libfuzzer/bin/ptofuzz-libfuzzer -max_total_time=$(FUZZ_TIME) \
 	  -max_len=$(FUZZ_MAXLEN) -len_control=10 -dict=fuzz/ptofuzz.dict -timeout=25 \
 	  -artifact_prefix=fuzz-out/libfuzzer/crashes/ fuzz-out/libfuzzer/corpus corpus/bytes
+
+# libFuzzer on .ptk text (fuzz/target_ptk.c): the front end, the golden run,
+# every variant's pipeline and PTO-AS printer; seeds are the hand-written and
+# malformed kernels, the dictionary the language's words (fuzz/ptk.dict).
+libfuzzer-ptk: deps
+	@cmake -S . -B build-libfuzzer -DCMAKE_C_COMPILER=clang -DPTO_LIBFUZZER=ON -DPTO_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build-libfuzzer -j $(JOBS) --target ptofuzz-ptk-libfuzzer -- --no-print-directory
+	@mkdir -p fuzz-out/ptk/corpus fuzz-out/ptk/crashes
+	build-libfuzzer/bin/ptofuzz-ptk-libfuzzer -max_total_time=$(FUZZ_TIME) -max_len=8192 -timeout=20 \
+	  -dict=fuzz/ptk.dict -artifact_prefix=fuzz-out/ptk/crashes/ fuzz-out/ptk/corpus corpus/seeds tests/bad tests/split
 
 afl: deps
 	@cmake -S . -B build-afl -DCMAKE_C_COMPILER=afl-clang-fast -DPTO_SANITIZE=ON -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF >/dev/null
