@@ -116,7 +116,7 @@ void ir_diag_print(FILE *f, const Src *src, const Diag *d) {
   while (b > src->text && b[-1] != '\n') b--;
   while (e < src->text + src->len && *e != '\n') e++;
   /* A long line is echoed as a window of at most ECHO bytes around the column. */
-  enum { ECHO = 160 };
+  enum { ECHO = 1024 };
   bool cut_b = at - b > ECHO / 2, cut_e;
   if (cut_b) b = at - ECHO / 2;
   cut_e = e - b > ECHO;
