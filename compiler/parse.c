@@ -148,7 +148,7 @@ static void push_scope(P *p, Loc l) {
   Scope *sc = ir_alloc(p->c->A, sizeof *sc);
   sc->up = p->sc;
   sc->depth = p->sc ? p->sc->depth + 1 : 0;
-  if (sc->depth > IR_MAX_BLOCKS)
+  if (sc->depth > IR_MAX_BLOCKS + 1)              /* the kernel's body is depth 1 */
     ir_error(p->c, l, E_LIMIT, "blocks nested deeper than %d levels", IR_MAX_BLOCKS);
   p->sc = sc;
 }

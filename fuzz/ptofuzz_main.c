@@ -4,6 +4,7 @@
  *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]
  *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]
  *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
+ *   bench scale [--sizes=N,...] [--kinds=LIST] [--phases=LIST] [--limit=S]
  *   db (list|show ID|stats|merge F...|export ID) [--db=F]
  *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
  *          [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]
@@ -31,6 +32,7 @@ static int usage(void) {
         "       ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]\n"
         "                            [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
         "       ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
+        "       ptofuzz bench scale [--sizes=N,...] [--kinds=loads,transfers,params] [--phases=compile,emit,reference] [--limit=S]\n"
         "       ptofuzz db (list|show ID|stats|merge F...|export ID) [--db=F]\n"
         "       ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
         "                           [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]\n"
@@ -144,12 +146,11 @@ static int gen(int argc, char **argv) {
     if (out) {
       char path[4096];
       snprintf(path, sizeof path, "%s/k%06lld.ptk", out, (long long)i);
-      FILE *fp = fopen(path, "wb");
-      if (!fp || fwrite(text, 1, len, fp) != len) {
+      if (!fz_write_file(path, text, len)) {
         fprintf(stderr, "ptofuzz: cannot write %s\n", path);
+        free(text);
         return 1;
       }
-      fclose(fp);
     } else if (!stats) {
       fwrite(text, 1, len, stdout);
     }
@@ -159,6 +160,10 @@ static int gen(int argc, char **argv) {
     printf("stats: kernels=%lld\n", (long long)count);
     for (int j = 0; j < FZ_NFEAT; j++)
       printf("feature %-28s %8llu %.4f\n", fz_feature_name(j), (unsigned long long)feat[j], count ? feat[j] / count : 0.0);
+  }
+  if (fflush(stdout) || ferror(stdout)) {       /* a full disk, a closed pipe: not a silent success */
+    fputs("ptofuzz: cannot write stdout\n", stderr);
+    return 1;
   }
   return 0;
 }
@@ -181,6 +186,10 @@ static int bench_defects(int argc, char **argv) {
 
 static int bench(int argc, char **argv) {
   if (argc >= 1 && !strcmp(argv[0], "defects")) return bench_defects(argc, argv);
+  if (argc >= 1 && !strcmp(argv[0], "scale")) {
+    int rc = fz_bench_scale(argc - 1, argv + 1);
+    return rc < 0 ? usage() : rc;
+  }
   if (argc < 1 || strcmp(argv[0], "throughput")) return usage();
   FzRunOpts o = {.seconds = 10, .seed = 1, .bugs_text = getenv("PTOFUZZ_BUGS")};
   for (int i = 1; i < argc; i++) {
