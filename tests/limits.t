@@ -3,7 +3,9 @@
 # section 2.1) get E-LIMIT and exit 1, never an abort, a hang or a sanitizer
 # report: an endless input (/dev/zero, a pipe), too many parameters or
 # statements, a long identifier (its echo is cut); four nested loops of 2^20
-# trips compile and run to R-STEPS without an overflow; `ptofuzz gen` that
+# trips compile and run to R-STEPS without an overflow; big kernels run on
+# the machine as in the reference (over 2^16 variables, over 256 transfers in
+# one body, each popped entry freed); `ptofuzz gen` that
 # cannot write says so and exits 1 (no leak); `ptofuzz bench scale` prints its
 # lines (the figures are not asserted).
 . "$(dirname "$0")/lib.sh"
@@ -65,6 +67,28 @@ timeout 120 "$B/bin/ptosim" "$T/nest.ptk" --reference > /dev/null 2> "$T/err"
 rc=$?
 [ $rc = 1 ] && grep -q 'error\[R-STEPS\]' "$T/err"
 ok $? "limits-5.2 their reference run stops at the step budget (R-STEPS, exit $rc)"
+
+# digest FILE ARGS...: the machine's (or the reference's) output lines
+digest() { f=$1; shift; timeout 300 "$B/bin/ptosim" "$f" "$@" 2> "$T/err"; }
+awk 'BEGIN { printf "kernel k("; for (i = 0; i < 70000; i++) printf "P%d: f32[1, 1] in, ", i;
+             print "A: f32[16, 16] in, W: f32[16, 16] in, O: f32[16, 16] out) {";
+             print "  w = load(W, [0, 0], [16, 16], space=mat);"; print "  x = load(A, [0, 0], [16, 16], space=mat);";
+             print "  h = matmul(x, w);"; print "  g = relu(h);"; print "  store(O, [0, 0], g);"; print "}" }' > "$T/vars.ptk"
+ref=$(digest "$T/vars.ptk" --reference)
+got=$(digest "$T/vars.ptk" --split=up_down)
+[ -n "$ref" ] && [ "$ref" = "$got" ]
+ok $? "limits-5.3 70000 tensors and a transfer: the addressed machine (more than 2^16 variables) runs it as the reference"
+awk 'BEGIN { print "kernel k(A: f32[16, 16] in, W: f32[16, 16] in, O: f32[16, 16] out) {";
+             print "  w = load(W, [0, 0], [16, 16], space=mat);";
+             for (i = 0; i < 300; i++) { print "  x" i " = load(A, [0, 0], [16, 16], space=mat);"; print "  h" i " = matmul(x" i ", w);";
+                                          print "  g" i " = relu(h" i ");"; print "  store(O, [0, 0], g" i ");" }
+             print "}" }' > "$T/xfers.ptk"
+ref=$(digest "$T/xfers.ptk" --reference)
+for v in none up_down; do
+  got=$(digest "$T/xfers.ptk" --split=$v)
+  [ -n "$ref" ] && [ "$ref" = "$got" ]
+  ok $? "limits-5.4.$v 300 cube-to-vector transfers in one body: every pop gets its tfree, the machine matches the reference ($(head -c 100 "$T/err"))"
+done
 
 "$B/bin/ptofuzz" gen --count=2 --out=/dev/full > /dev/null 2> "$T/err"
 rc=$?
