@@ -235,7 +235,9 @@ Aff ir_aff_var(const Var *v, int k) {
  * passes (an overflow of the term table is the compiler's own fault); the
  * parser has its own version that reports the user's errors. */
 Aff ir_aff_add(Aff a, const Aff *b, int sign) {
-  a.c += sign * b->c;
+  int64_t c = (int64_t)a.c + (int64_t)sign * b->c;   /* never wraps: out of int32 is the pass's fault */
+  ASSERT(c >= INT32_MIN && c <= INT32_MAX);
+  a.c = (int32_t)c;
   for (int i = 0; i < b->n; i++) {
     int j = 0;
     while (j < a.n && a.v[j] != b->v[i]) j++;
@@ -247,7 +249,9 @@ Aff ir_aff_add(Aff a, const Aff *b, int sign) {
       a.k[p] = 0;
       j = p;
     }
-    a.k[j] += sign * b->k[i];
+    int64_t kk = (int64_t)a.k[j] + (int64_t)sign * b->k[i];
+    ASSERT(kk >= INT32_MIN && kk <= INT32_MAX);
+    a.k[j] = (int32_t)kk;
   }
   int w = 0;
   for (int i = 0; i < a.n; i++)
