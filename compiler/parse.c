@@ -37,6 +37,7 @@ typedef struct {
   uint32_t mask;                                /* buckets - 1 (a power of two) */
   int nbind;
   int64_t nstmt;                                /* statements parsed, hidden ones included */
+  int64_t gm;                                   /* elements of the tensors declared so far */
   Var **pv;                                     /* the parameters (k->params), grown by doubling */
   int pcap;
 } P;
@@ -645,6 +646,9 @@ static void param(P *p) {
   }
   if ((int64_t)v->dim[0] * v->dim[1] > (1 << 24))
     ir_error(p->c, n->loc, E_DIM, "tensor '%s' has more than 2^24 elements", v->name);
+  p->gm += (int64_t)v->dim[0] * v->dim[1];     /* the golden run allocates every tensor */
+  if (p->gm > IR_MAX_GM)
+    ir_error(p->c, n->loc, E_LIMIT, "the tensors hold more than %d elements together", IR_MAX_GM);
   Tok *d = expect_ident(p, "a direction (in, out, inout)");
   v->dir = is(d, "in") ? DIR_IN : is(d, "out") ? DIR_OUT : is(d, "inout") ? DIR_INOUT : (Dir)-1;
   if ((int)v->dir < 0) ir_error(p->c, d->loc, E_PARSE, "expected a direction (in, out, inout), found %s", desc(p, d));

@@ -323,6 +323,7 @@ enum {
   IR_MAX_IDENT = 255,                           /* characters of an identifier (lex.c) */
   IR_MAX_STMTS = 1 << 20,                       /* statements, a nested call counting as one */
   IR_MAX_PARAMS = 1 << 17,                      /* tensor parameters */
+  IR_MAX_GM = 1 << 26,                          /* elements of all tensors together */
   IR_MAX_BLOCKS = 64,                           /* nesting of blocks ({ ... } in { ... }) */
 };
 bool ir_reserved(const char *s, size_t n);
