@@ -92,13 +92,16 @@ static Aff localise(AS *a, Loc loc, Aff V, int S) {
   return ir_aff_var(scalar(a, loc, OP_clamp, plus_lane(a, V, -S), cst(0), &s), 1);
 }
 
-/* Does [r0, r0+h) lie within one lane's [L*S, L*S+S) on every iteration? */
-static bool contained(AS *a, const Aff *r0, int h, int S, int i, int64_t acc) {
-  if (i == r0->n) return acc >= 0 && acc / S == (acc + h - 1) / S;
+/* Does [r0, r0+h) lie within one lane's [L*S, L*S+S) on every iteration?
+ * Enumerates the iterations, at most 2^20 of them (*budget): a nest beyond
+ * that is taken as not contained (unsupported) instead of enumerating up to
+ * 86^6 iterations. */
+static bool contained(AS *a, const Aff *r0, int h, int S, int i, int64_t acc, int64_t *budget) {
+  if (i == r0->n) return --*budget >= 0 && acc >= 0 && acc / S == (acc + h - 1) / S;
   const Var *v = a->k->vars[r0->v[i]];
   if (v->kind != VK_LOOP || ir_loop_trips(v) > 4096) return false;
   for (int64_t x = v->lo; x < v->hi; x += v->step)
-    if (!contained(a, r0, h, S, i + 1, acc + r0->k[i] * x)) return false;
+    if (!contained(a, r0, h, S, i + 1, acc + r0->k[i] * x, budget)) return false;
   return true;
 }
 
@@ -403,7 +406,8 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
       if (v) set_valid_on(a, c, sh->ix[0].c, sh->ix[1].c, ax, localise(a, st->loc, v->ix[ax], St));
       return define_on(a, st, CL_HALF, Et, ax);
     }
-    if (h > St || !contained(a, &r0, h, St, 0, r0.c))
+    int64_t budget = 1 << 20;
+    if (h > St || !contained(a, &r0, h, St, 0, r0.c, &budget))
       UNSUP(o->loc, E_SPLIT_SLICE, "slice of rows/cols [%d + ..., +%d) crosses the lane boundary at %d under %s",
             r0.c, h, St, ir_mode_name(a->m));
     Aff lim = cst(St - h);

@@ -48,6 +48,7 @@ typedef struct {
   const char **buf;                             /* by var id: its own buffer (alloc_tile), if it has one */
   const char **pend;                            /* by var id: the type of a buffer not declared yet */
   uint8_t *seen;                                /* by var id: scratch marks of uses() and first_access() */
+  int *marked, nmarked;                         /* the ids with a nonzero mark in seen (declare_used clears them) */
   const Body *encl[64];                         /* the statement lists around the statement being emitted */
   int encl_i[64], nencl;                        /* and its index in each */
   int inloop;                                   /* scf.for bodies around it */
@@ -1147,8 +1148,17 @@ static bool writes_arg0(const Call *c) {
   return ir_aff_const(r) && ir_aff_const(cc) && !r->c && !cc->c;
 }
 
+/* Set bits m on var id's mark, remembering the ids marked so they can be
+ * visited and cleared without a pass over every variable. */
+static void mark(E *e, int id, uint8_t m) {
+  if (!e->seen[id]) e->marked[e->nmarked++] = id;   /* each id at most once: room for all */
+  e->seen[id] |= m;
+}
+
+static int cmp_id(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
 static void arg_uses(E *e, const Arg *a, uint8_t m) {
-  if (a->k == A_VAR && a->var) e->seen[a->var->id] |= m;
+  if (a->k == A_VAR && a->var) mark(e, a->var->id, m);
   if (a->k == A_CALL)
     for (int i = 0; i < a->call->nargs; i++) arg_uses(e, &a->call->args[i], m);
 }
@@ -1159,14 +1169,14 @@ static void uses(E *e, const Body *b, uint8_t m) {
     if (is_alloc(s)) continue;
     if (s->k == S_OP) {
       arg_uses(e, &s->rhs, m);
-      if (s->dst) e->seen[s->dst->id] |= m;
+      if (s->dst) mark(e, s->dst->id, m);
     }
     uses(e, &s->body, m), uses(e, &s->other, m);
   }
 }
 
 static void arg_first(E *e, const Arg *a, uint8_t m) {
-  if (a->k == A_VAR && a->var && !(e->seen[a->var->id] & (m | m << 1))) e->seen[a->var->id] |= m;
+  if (a->k == A_VAR && a->var && !(e->seen[a->var->id] & (m | m << 1))) mark(e, a->var->id, m);
   if (a->k == A_CALL)
     for (int i = writes_arg0(a->call); i < a->call->nargs; i++) arg_first(e, &a->call->args[i], m);
 }
@@ -1178,7 +1188,7 @@ static void first_access(E *e, const Body *b, uint8_t m) {
     if (is_alloc(s)) continue;
     if (s->k == S_OP) {                         /* the arguments are read before the destination is written */
       arg_first(e, &s->rhs, m);
-      if (s->dst && !(e->seen[s->dst->id] & (m | m << 1))) e->seen[s->dst->id] |= (uint8_t)(m << 1);
+      if (s->dst && !(e->seen[s->dst->id] & (m | m << 1))) mark(e, s->dst->id, (uint8_t)(m << 1));
     }
     first_access(e, &s->body, m), first_access(e, &s->other, m);   /* an S_COND's else counts after its body */
   }
@@ -1197,8 +1207,8 @@ static void declare(E *e, int v) {
  * branch declares its own (*local set). Returns whether any is branch-local. */
 static bool declare_used(E *e, const Body *b, int i, uint8_t *local) {
   const Stmt *s = b->v[i];
-  int n = e->k->nvars;
-  memset(e->seen, 0, (size_t)n);
+  for (int j = 0; j < e->nmarked; j++) e->seen[e->marked[j]] = 0;   /* only what was marked: linear in the statement */
+  e->nmarked = 0;
   Body one = {.v = (Stmt **)&b->v[i], .n = 1};
   uses(e, &one, 1);
   bool any = false;
@@ -1209,13 +1219,18 @@ static bool declare_used(E *e, const Body *b, int i, uint8_t *local) {
       uses(e, &rest, 2);
     }
     first_access(e, &s->body, 4), first_access(e, &s->other, 16);
-    for (int v = 0; v < n; v++) {
+  }
+  qsort(e->marked, (size_t)e->nmarked, sizeof *e->marked, cmp_id);   /* declared in id order */
+  if (s->k == S_IF && !e->inloop)
+    for (int j = 0; j < e->nmarked; j++) {
+      int v = e->marked[j];
       local[v] = e->pend[v] && (e->seen[v] & 1) && !(e->seen[v] & (2 | 4 | 16));
       any |= local[v];
     }
-  }
-  for (int v = 0; v < n; v++)
+  for (int j = 0; j < e->nmarked; j++) {
+    int v = e->marked[j];
     if (e->pend[v] && (e->seen[v] & 1) && !(any && local[v])) declare(e, v);
+  }
   return any;
 }
 
@@ -1549,6 +1564,7 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   e.buf = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.pend = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.seen = ir_alloc(c->A, (size_t)k->nvars + 1);
+  e.marked = ir_alloc_raw(c->A, ((size_t)k->nvars + 1) * sizeof *e.marked);
   e.nc = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   char *outp = NULL;
   size_t outn = 0;

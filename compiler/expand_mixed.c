@@ -29,6 +29,7 @@ typedef struct {
   int depth[2];                                 /* most live entries per direction */
   bool any[2];
   bool sized[2];                                /* a transfer has set the slot size */
+  int *mark, markcap;                           /* place_frees' scratch by var id, -1 between calls */
 } EM;
 
 static int side_of_call(const Call *c) {
@@ -87,19 +88,21 @@ static bool scan(EM *e, const Body *b) {
   return changed;
 }
 
-static bool uses_var(const Stmt *s, const Var *v) {
+/* Walking a body backwards: a popped var (mark -2) read by s gets s's
+ * position `at`, its last use; a mark already set is a later use and stays. */
+static void note_last(const Stmt *s, int at, int *mark) {
   if (s->k != S_OP) {
-    for (int i = 0; i < s->body.n; i++)
-      if (uses_var(s->body.v[i], v)) return true;
-    for (int i = 0; i < s->other.n; i++)
-      if (uses_var(s->other.v[i], v)) return true;
-    return false;
+    for (int i = 0; i < s->body.n; i++) note_last(s->body.v[i], at, mark);
+    for (int i = 0; i < s->other.n; i++) note_last(s->other.v[i], at, mark);
+    return;
   }
-  if (s->rhs.k == A_VAR) return s->rhs.var == v;
+  if (s->rhs.k == A_VAR) {
+    if (mark[s->rhs.var->id] == -2) mark[s->rhs.var->id] = at;
+    return;
+  }
   const Call *c = s->rhs.call;
   for (int i = 0; i < c->nargs; i++)
-    if (c->args[i].k == A_VAR && c->args[i].var == v) return true;
-  return false;
+    if (c->args[i].k == A_VAR && mark[c->args[i].var->id] == -2) mark[c->args[i].var->id] = at;
 }
 
 static Stmt *op_stmt(EM *e, Loc l, Var *dst, Op op, int n) { return ir_stmt_op(e->c, l, dst, op, n); }
@@ -121,21 +124,41 @@ static void place_frees(EM *e, Body *b) {
     int dir, at;
     bool split;                                 /* a lane's part of a split C2V entry */
   } Pop;
-  Pop pops[256];
-  int np = 0;
-  for (int i = 0; i < b->n; i++) {
+  Arena *A = e->c->A;
+  int np = 0, n = b->n;
+  for (int i = 0; i < n; i++) {
     Stmt *s = b->v[i];
-    if (s->k == S_OP && s->rhs.k == A_CALL && s->rhs.call->op == OP_tpop && np < 256)
-      pops[np++] = (Pop){s->dst, s->rhs.call->args[0].e, i,
-                         s->rhs.call->args[0].e == PIPE_C2V && s->rhs.call->args[3].num != 0};
+    np += s->k == S_OP && s->rhs.k == A_CALL && s->rhs.call->op == OP_tpop;
   }
   if (!np) return;
-  int last[256];
-  for (int p = 0; p < np; p++) {
-    last[p] = pops[p].at;
-    for (int i = pops[p].at + 1; i < b->n; i++)
-      if (uses_var(b->v[i], pops[p].v)) last[p] = i;
+  /* Linear in the body: the last use of each popped var in one backward walk
+   * (e->mark, -1 between calls, sized to the vars), the live counts by
+   * difference arrays, the frees by buckets of their position. */
+  Pop *pops = ir_alloc_raw(A, (size_t)np * sizeof *pops);
+  int *last = ir_alloc_raw(A, (size_t)np * sizeof *last);
+  if (e->markcap < e->k->nvars) {
+    int cap = 2 * e->k->nvars;
+    int *m = ir_alloc_raw(A, (size_t)cap * sizeof *m);
+    for (int i = 0; i < cap; i++) m[i] = i < e->markcap ? e->mark[i] : -1;
+    e->mark = m, e->markcap = cap;
   }
+  np = 0;
+  for (int i = 0; i < n; i++) {
+    Stmt *s = b->v[i];
+    if (s->k == S_OP && s->rhs.k == A_CALL && s->rhs.call->op == OP_tpop) {
+      pops[np++] = (Pop){s->dst, s->rhs.call->args[0].e, i,
+                         s->rhs.call->args[0].e == PIPE_C2V && s->rhs.call->args[3].num != 0};
+      e->mark[s->dst->id] = -2;
+    }
+  }
+  for (int i = n - 1, p = np - 1; i >= 0; i--) {
+    for (; p >= 0 && pops[p].at == i; p--) {   /* the marks hold the uses after i */
+      int u = e->mark[pops[p].v->id];
+      last[p] = u > i ? u : i;
+    }
+    note_last(b->v[i], i, e->mark);
+  }
+  for (int p = 0; p < np; p++) e->mark[pops[p].v->id] = -1;
   int prev[2] = {-1, -1};
   for (int p = 0; p < np; p++) {                /* frees keep pop order per direction */
     int d = pops[p].dir;
@@ -146,26 +169,32 @@ static void place_frees(EM *e, Body *b) {
    * #1194): a split entry is counted as the half tile each lane holds, so two
    * live aiv_shard results take one slot in the count (four live: two slots). */
   bool halves = IR_BUG(e->c, slot_oversubscribe);
-  for (int i = 0; i < b->n; i++) {
-    int live[2] = {0, 0}, split = 0;
-    for (int p = 0; p < np; p++)
-      if (pops[p].at <= i && i <= last[p]) {
-        if (halves && pops[p].split) split++;
-        else live[pops[p].dir]++;
-      }
-    live[PIPE_C2V] += (split + 1) / 2;
+  int *diff = ir_alloc(A, (size_t)(n + 1) * 3 * sizeof *diff);   /* per position: c2v, v2c, split */
+  for (int p = 0; p < np; p++) {
+    int w = halves && pops[p].split ? 2 : pops[p].dir;
+    diff[3 * pops[p].at + w]++;
+    diff[3 * (last[p] + 1) + w]--;
+  }
+  int run[3] = {0, 0, 0};
+  for (int i = 0; i < n; i++) {
+    int live[2];
+    for (int w = 0; w < 3; w++) run[w] += diff[3 * i + w];
+    live[PIPE_C2V] = run[PIPE_C2V] + (run[2] + 1) / 2;
+    live[PIPE_V2C] = run[PIPE_V2C];
     for (int d = 0; d < 2; d++)
       if (live[d] > e->depth[d]) e->depth[d] = live[d];
   }
+  int *head = ir_alloc_raw(A, (size_t)n * sizeof *head), *nx = ir_alloc_raw(A, (size_t)np * sizeof *nx);
+  for (int i = 0; i < n; i++) head[i] = -1;
+  for (int p = np - 1; p >= 0; p--) nx[p] = head[last[p]], head[last[p]] = p;   /* each bucket in pop order */
   Body out = {0};
-  for (int i = 0; i < b->n; i++) {
+  for (int i = 0; i < n; i++) {
     ir_body_push(e->c, &out, b->v[i]);
-    for (int p = 0; p < np; p++)
-      if (last[p] == i) {
-        Stmt *f = op_stmt(e, b->v[i]->loc, NULL, OP_tfree, 1);
-        set_dir(&f->rhs.call->args[0], pops[p].dir);
-        ir_body_push(e->c, &out, f);
-      }
+    for (int p = head[i]; p >= 0; p = nx[p]) {
+      Stmt *f = op_stmt(e, b->v[i]->loc, NULL, OP_tfree, 1);
+      set_dir(&f->rhs.call->args[0], pops[p].dir);
+      ir_body_push(e->c, &out, f);
+    }
   }
   *b = out;
 }

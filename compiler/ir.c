@@ -91,12 +91,56 @@ Var *ir_var_new(Comp *c, Kernel *k, const char *name, VarKind kind, Loc loc) {
   return v;
 }
 
+/* The names starting with '_' (only those can clash with a temporary), in an
+ * open-addressing set filled lazily from Kernel.vars: `indexed` variables are
+ * in. A copy of the kernel (ir_clone) shares the pointer, so the set names
+ * its owner and a kernel that does not own it builds its own. */
+struct NameIx {
+  const Kernel *owner;
+  int indexed, n;
+  uint32_t mask;
+  const char **slot;
+};
+
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+static bool nameix_has(const struct NameIx *x, const char *s) {
+  for (uint32_t i = name_hash(s) & x->mask; x->slot[i]; i = (i + 1) & x->mask)
+    if (!strcmp(x->slot[i], s)) return true;
+  return false;
+}
+static void nameix_put(Comp *c, struct NameIx *x, const char *s) {
+  if ((uint32_t)(2 * (x->n + 1)) > x->mask) {   /* at most half full */
+    struct NameIx old = *x;
+    x->mask = 2 * (old.mask + 1) - 1;
+    x->slot = ir_alloc(c->A, (size_t)(x->mask + 1) * sizeof *x->slot);
+    x->n = 0;
+    for (uint32_t i = 0; i <= old.mask; i++)
+      if (old.slot[i]) nameix_put(c, x, old.slot[i]);
+  }
+  if (nameix_has(x, s)) return;
+  uint32_t i = name_hash(s) & x->mask;
+  while (x->slot[i]) i = (i + 1) & x->mask;
+  x->slot[i] = s;
+  x->n++;
+}
+
 Var *ir_temp(Comp *c, Kernel *k, const char *prefix, VarKind kind, Loc loc) {
+  struct NameIx *x = k->temps;
+  if (!x || x->owner != k) {
+    x = k->temps = ir_alloc(c->A, sizeof *x);
+    x->owner = k;
+    x->mask = 63;
+    x->slot = ir_alloc(c->A, 64 * sizeof *x->slot);
+  }
+  for (; x->indexed < k->nvars; x->indexed++)
+    if (k->vars[x->indexed]->name[0] == '_') nameix_put(c, x, k->vars[x->indexed]->name);
   for (int n = k->nvars;; n++) {
     const char *name = ir_fmt(c->A, "_%s%d", prefix, n);
-    bool used = false;                          /* only names starting with '_' can clash */
-    for (int i = 0; i < k->nvars && !used; i++) used = k->vars[i]->name[0] == '_' && !strcmp(k->vars[i]->name, name);
-    if (!used) return ir_var_new(c, k, name, kind, loc);
+    if (!nameix_has(x, name)) return ir_var_new(c, k, name, kind, loc);
   }
 }
 
@@ -191,7 +235,9 @@ Aff ir_aff_var(const Var *v, int k) {
  * passes (an overflow of the term table is the compiler's own fault); the
  * parser has its own version that reports the user's errors. */
 Aff ir_aff_add(Aff a, const Aff *b, int sign) {
-  a.c += sign * b->c;
+  int64_t c = (int64_t)a.c + (int64_t)sign * b->c;   /* never wraps: out of int32 is the pass's fault */
+  ASSERT(c >= INT32_MIN && c <= INT32_MAX);
+  a.c = (int32_t)c;
   for (int i = 0; i < b->n; i++) {
     int j = 0;
     while (j < a.n && a.v[j] != b->v[i]) j++;
@@ -203,7 +249,9 @@ Aff ir_aff_add(Aff a, const Aff *b, int sign) {
       a.k[p] = 0;
       j = p;
     }
-    a.k[j] += sign * b->k[i];
+    int64_t kk = (int64_t)a.k[j] + (int64_t)sign * b->k[i];
+    ASSERT(kk >= INT32_MIN && kk <= INT32_MAX);
+    a.k[j] = (int32_t)kk;
   }
   int w = 0;
   for (int i = 0; i < a.n; i++)

@@ -7,6 +7,8 @@
 #include <string.h>
 
 Tok *ir_lex(Comp *c, int *ntok) {
+  if (c->src.len > IR_MAX_SRC)
+    ir_error(c, (Loc){0, 0, 0}, E_LIMIT, "the input is larger than %d bytes", IR_MAX_SRC);
   const char *s = c->src.text, *end = s + c->src.len;
   int cap = (int)(c->src.len < (1u << 24) ? c->src.len / 2 : 1u << 23) + 64, n = 0, line = 1;   /* tokens average over two bytes */
   const char *bol = s;
@@ -38,6 +40,7 @@ Tok *ir_lex(Comp *c, int *ntok) {
     if (ch == 0) ir_error(c, t->loc, E_LEX, "NUL byte in source");
     if (isalpha(ch) || ch == '_') {
       while (p < end && (isalnum((unsigned char)*p) || *p == '_')) p++;
+      if (p - t->s > IR_MAX_IDENT) ir_error(c, t->loc, E_LIMIT, "identifier longer than %d characters", IR_MAX_IDENT);
       t->k = TK_IDENT;
     } else if (isdigit(ch) || (ch == '.' && p + 1 < end && isdigit((unsigned char)p[1]))) {
       const char *q = p;

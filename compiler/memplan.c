@@ -102,6 +102,44 @@ static void walk(MP *m, const Body *b) {
   }
 }
 
+/* Stretch every live range over the loops it is live into. Loops are
+ * recorded inner first (post-order) and nest; the rule, applied loop by loop
+ * in that order, can only change a range through a loop that holds its first
+ * or its last position (one strictly inside the range, or outside it, leaves
+ * it alone), so each range visits the two chains of loops around its ends:
+ * O(vars x nesting) instead of O(vars x loops). */
+static void stretch(MP *m, Comp *c, int n) {
+  if (!m->nloops) return;
+  int *inner = ir_alloc_raw(c->A, ((size_t)m->pos + 2) * sizeof *inner);   /* innermost loop holding a position */
+  int *up = ir_alloc_raw(c->A, (size_t)m->nloops * sizeof *up);            /* the loop around a loop, -1 none */
+  for (int p = 0; p <= m->pos + 1; p++) inner[p] = -1;
+  /* Outer loops first (they come last), so a loop's parent is the innermost
+   * loop already holding its first position; an empty loop holds none and
+   * changes no range. */
+  for (int l = m->nloops - 1; l >= 0; l--) {
+    up[l] = -1;
+    if (m->loops[l].s >= m->loops[l].e) continue;
+    up[l] = inner[m->loops[l].s + 1];
+    for (int p = m->loops[l].s + 1; p <= m->loops[l].e; p++) inner[p] = l;
+  }
+  for (int i = 0; i < n; i++) {
+    if (m->first[i] < 0) continue;
+    int a = inner[m->first[i]], b = inner[m->last[i]];
+    while (a >= 0 || b >= 0) {                  /* both chains, merged in loop order */
+      int l = a < 0 ? b : b < 0 ? a : a < b ? a : b;
+      if (a == l) a = up[a];
+      if (b == l) b = up[b];
+      int ls = m->loops[l].s, le = m->loops[l].e;
+      bool used_in = m->last[i] > ls && m->first[i] <= le;
+      bool live_in = m->firstdef[i] <= ls || m->first[i] < m->firstdef[i] || m->firstdef[i] < 0;
+      if (used_in && live_in) {
+        if (ls + 1 < m->first[i]) m->first[i] = ls + 1;
+        if (le > m->last[i]) m->last[i] = le;
+      }
+    }
+  }
+}
+
 /* The live ranges [first, last] of one core's program, along lane 0's branch
  * or the replay. */
 static void ranges(MP *m, Comp *c, Kernel *k, const Stmt *fn, bool replay) {
@@ -115,18 +153,7 @@ static void ranges(MP *m, Comp *c, Kernel *k, const Stmt *fn, bool replay) {
   m->parent = ir_alloc(c->A, (size_t)n * sizeof *m->parent);
   for (int i = 0; i < n; i++) m->first[i] = m->last[i] = m->firstdef[i] = -1;
   walk(m, &fn->body);
-  for (int i = 0; i < n; i++) {
-    if (m->first[i] < 0) continue;
-    for (int l = 0; l < m->nloops; l++) {
-      int ls = m->loops[l].s, le = m->loops[l].e;
-      bool used_in = m->last[i] > ls && m->first[i] <= le;
-      bool live_in = m->firstdef[i] <= ls || m->first[i] < m->firstdef[i] || m->firstdef[i] < 0;
-      if (used_in && live_in) {
-        if (ls + 1 < m->first[i]) m->first[i] = ls + 1;
-        if (le > m->last[i]) m->last[i] = le;
-      }
-    }
-  }
+  stretch(m, c, n);
 }
 
 /* Peak bytes per space of the ranges m; where: the point of the peak of
@@ -294,49 +321,81 @@ typedef struct {
 static bool ord_lt(const Ord *a, const Ord *b) {
   return a->k1 != b->k1 ? a->k1 < b->k1 : a->k2 != b->k2 ? a->k2 < b->k2 : a->id < b->id;
 }
-/* Insertion sorts: the lists are short and nearly in order already. */
+static int ord_cmp(const void *x, const void *y) {
+  return ord_lt(x, y) ? -1 : ord_lt(y, x) ? 1 : 0;
+}
 static void sort_ord(Ord *o, int n) {
-  for (int i = 1; i < n; i++) {
-    Ord x = o[i];
-    int j = i;
-    for (; j > 0 && ord_lt(&x, &o[j - 1]); j--) o[j] = o[j - 1];
-    o[j] = x;
-  }
+  if (n > 1) qsort(o, (size_t)n, sizeof *o, ord_cmp);
 }
 typedef struct {
   int64_t off, end;
 } Span;
-static void sort_span(Span *s, int n) {
-  for (int i = 1; i < n; i++) {
-    Span x = s[i];
-    int j = i;
-    for (; j > 0 && x.off < s[j - 1].off; j--) s[j] = s[j - 1];
-    s[j] = x;
+/* First fit only reads the offsets in order: spans with equal offsets may come in any order. */
+static int span_cmp(const void *x, const void *y) {
+  const Span *a = x, *b = y;
+  return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* The placed buffers by the blocks of GRID positions their live range
+ * touches, in one walk: a buffer's overlapping neighbours are found in the
+ * blocks of its own range, not among every buffer placed. */
+enum { GRID = 64 };
+typedef struct {
+  int *v;
+  int n, cap;
+} Cell;
+static Cell *grid_new(Comp *c, const MP *m) {
+  return ir_alloc(c->A, ((size_t)m->pos / GRID + 1) * sizeof(Cell));
+}
+static void grid_add(Comp *c, const MP *m, Cell *g, int id) {
+  if (m->first[id] < 0) return;
+  for (int q = m->first[id] / GRID; q <= m->last[id] / GRID; q++) {
+    Cell *x = &g[q];
+    if (x->n == x->cap) {
+      int cap = x->cap ? 2 * x->cap : 4;
+      int *nv = ir_alloc_raw(c->A, (size_t)cap * sizeof *nv);
+      if (x->n) memcpy(nv, x->v, (size_t)x->n * sizeof *nv);
+      x->v = nv, x->cap = cap;
+    }
+    x->v[x->n++] = id;
   }
 }
 
 /* First fit of the buffers ord[0..n) in that order above base; the highest
- * end per space into end, the buffer that reaches it into top. */
+ * end per space into end, the buffer that reaches it into top. A placed
+ * buffer u is in v's way when it shares v's space and their live ranges
+ * overlap in either walk. */
 static void place(Comp *c, Kernel *k, const MP *a, const MP *b, const Ord *ord, int n, const int64_t *sz,
                   const int64_t base[SP_N], int64_t end[SP_N], const Var *top[SP_N]) {
-  int *placed = ir_alloc_raw(c->A, (size_t)(n ? n : 1) * sizeof *placed), np = 0;
   Span *sc = ir_alloc_raw(c->A, (size_t)(n ? n : 1) * sizeof *sc);
+  int *seen = ir_alloc_raw(c->A, (size_t)(k->nvars ? k->nvars : 1) * sizeof *seen);
+  for (int i = 0; i < k->nvars; i++) seen[i] = -1;
+  const MP *walks[2] = {a, b != a ? b : NULL};
+  Cell *grid[2] = {grid_new(c, a), walks[1] ? grid_new(c, b) : NULL};
   for (int s = 0; s < SP_N; s++) end[s] = base[s], top[s] = NULL;
   for (int i = 0; i < n; i++) {
     Var *v = k->vars[ord[i].id];
     int ns = 0;
-    for (int j = 0; j < np; j++) {
-      const Var *u = k->vars[placed[j]];
-      if (u->sp == v->sp && (overlap(a, u->id, v->id) || (b != a && overlap(b, u->id, v->id))))
-        sc[ns++] = (Span){u->off, u->off + sz[u->id]};
+    for (int w = 0; w < 2; w++) {
+      const MP *m = walks[w];
+      if (!m || m->first[v->id] < 0) continue;
+      for (int q = m->first[v->id] / GRID; q <= m->last[v->id] / GRID; q++)
+        for (int j = 0; j < grid[w][q].n; j++) {
+          int uid = grid[w][q].v[j];
+          const Var *u = k->vars[uid];
+          if (seen[uid] == i || u->sp != v->sp || !overlap(m, uid, v->id)) continue;
+          seen[uid] = i;
+          sc[ns++] = (Span){u->off, u->off + sz[uid]};
+        }
     }
-    sort_span(sc, ns);
+    if (ns > 1) qsort(sc, (size_t)ns, sizeof *sc, span_cmp);
     int64_t at = base[v->sp];
     for (int q = 0; q < ns && sc[q].off < at + sz[v->id]; q++)
       if (sc[q].end > at) at = sc[q].end;
     ASSERT(at <= INT32_MAX);
     v->off = (int32_t)at;
-    placed[np++] = v->id;
+    for (int w = 0; w < 2; w++)
+      if (walks[w]) grid_add(c, walks[w], grid[w], v->id);
     if (at + sz[v->id] > end[v->sp]) end[v->sp] = at + sz[v->id], top[v->sp] = v;
   }
 }

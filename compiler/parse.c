@@ -7,10 +7,22 @@
 #include <math.h>
 #include <string.h>
 
+/* Name resolution is one hash table of the live bindings (name -> variable),
+ * chained per bucket; a scope lists the bindings it made and unlinks them
+ * when it closes, so a lookup costs O(1) expected however many names and
+ * scopes the kernel has. */
+typedef struct Bind {
+  struct Bind *next;                            /* in its bucket */
+  struct Bind *sprev;                           /* the scope's previous binding */
+  Var *v;
+  uint32_t h;
+  size_t len;
+} Bind;
+
 typedef struct Scope {
   struct Scope *up;
-  Var **v;
-  int n, cap;
+  Bind *last;                                   /* the bindings this scope made */
+  int depth;                                    /* blocks nested around it */
 } Scope;
 
 typedef struct {
@@ -21,6 +33,13 @@ typedef struct {
   Scope *sc;
   Var *lane;                                    /* innermost split_aiv lane var */
   int depth;                                    /* nesting of calls and parentheses */
+  Bind **tab;                                   /* the live bindings, by hash */
+  uint32_t mask;                                /* buckets - 1 (a power of two) */
+  int nbind;
+  int64_t nstmt;                                /* statements parsed, hidden ones included */
+  int64_t gm;                                   /* elements of the tensors declared so far */
+  Var **pv;                                     /* the parameters (k->params), grown by doubling */
+  int pcap;
 } P;
 
 enum { MAX_DEPTH = 256 };
@@ -91,27 +110,63 @@ static int64_t expect_int(P *p, const char *what) {
 
 /* ---- scopes ---------------------------------------------------------------- */
 
+static uint32_t hash(const char *s, size_t n) {
+  uint32_t h = 2166136261u;                     /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
 static Var *lookup(P *p, const char *s, size_t n) {
-  for (Scope *sc = p->sc; sc; sc = sc->up)
-    for (int i = sc->n - 1; i >= 0; i--)
-      if (strlen(sc->v[i]->name) == n && !memcmp(sc->v[i]->name, s, n)) return sc->v[i];
+  if (!p->tab) return NULL;
+  uint32_t h = hash(s, n);
+  for (Bind *b = p->tab[h & p->mask]; b; b = b->next)
+    if (b->h == h && b->len == n && !memcmp(b->v->name, s, n)) return b->v;
   return NULL;
 }
-static void bind(P *p, Var *v) {
-  Scope *sc = p->sc;
-  if (sc->n == sc->cap) {
-    int cap = sc->cap ? 2 * sc->cap : 8;
-    Var **nv = ir_alloc(p->c->A, (size_t)cap * sizeof *nv);
-    if (sc->n) memcpy(nv, sc->v, (size_t)sc->n * sizeof *nv);
-    sc->v = nv;
-    sc->cap = cap;
-  }
-  sc->v[sc->n++] = v;
+static void rehash(P *p, uint32_t nb) {
+  Bind **t = ir_alloc(p->c->A, (size_t)nb * sizeof *t);
+  for (uint32_t i = 0; p->tab && i <= p->mask; i++)
+    for (Bind *b = p->tab[i], *nx; b; b = nx) {
+      nx = b->next;
+      b->next = t[b->h & (nb - 1)];
+      t[b->h & (nb - 1)] = b;
+    }
+  p->tab = t;
+  p->mask = nb - 1;
 }
-static void push_scope(P *p) {
+static void bind(P *p, Var *v) {
+  if (!p->tab || (uint32_t)p->nbind >= p->mask) rehash(p, p->tab ? 2 * (p->mask + 1) : 64);
+  Bind *b = ir_alloc(p->c->A, sizeof *b);
+  b->v = v;
+  b->len = strlen(v->name);
+  b->h = hash(v->name, b->len);
+  b->next = p->tab[b->h & p->mask];
+  p->tab[b->h & p->mask] = b;
+  b->sprev = p->sc->last;
+  p->sc->last = b;
+  p->nbind++;
+}
+static void push_scope(P *p, Loc l) {
   Scope *sc = ir_alloc(p->c->A, sizeof *sc);
   sc->up = p->sc;
+  sc->depth = p->sc ? p->sc->depth + 1 : 0;
+  if (sc->depth > IR_MAX_BLOCKS + 1)              /* the kernel's body is depth 1 */
+    ir_error(p->c, l, E_LIMIT, "blocks nested deeper than %d levels", IR_MAX_BLOCKS);
   p->sc = sc;
+}
+/* Close scopes down to `to`, unbinding the names they made. */
+static void pop_scope(P *p, Scope *to) {
+  for (; p->sc != to; p->sc = p->sc->up)
+    for (Bind *b = p->sc->last; b; b = b->sprev) {
+      Bind **at = &p->tab[b->h & p->mask];
+      while (*at != b) at = &(*at)->next;
+      *at = b->next;
+      p->nbind--;
+    }
+}
+
+static void count_stmt(P *p, Loc l) {
+  if (++p->nstmt > IR_MAX_STMTS)
+    ir_error(p->c, l, E_LIMIT, "more than %d statements (a nested call counts as one)", IR_MAX_STMTS);
 }
 
 static void enter(P *p, Loc l) {
@@ -337,6 +392,7 @@ static void arg(P *p, Arg *a) {
     a->k = A_DIR;
     a->e = word(t, dirs);
   } else if (t->k == TK_IDENT && is(peek2(p), "(")) {
+    count_stmt(p, t->loc);                      /* a nested call stands for a statement */
     a->k = A_CALL;
     a->call = call(p);
   } else if (t->k == TK_IDENT) {
@@ -394,13 +450,14 @@ static void block(P *p, Body *b);
 
 static void scoped_block(P *p, Body *b) {
   Scope *saved = p->sc;
-  push_scope(p);
+  push_scope(p, peek(p)->loc);
   block(p, b);
-  p->sc = saved;
+  pop_scope(p, saved);
 }
 
 static Stmt *stmt(P *p) {
   Tok *t = peek(p);
+  count_stmt(p, t->loc);
   Stmt *s = ir_alloc(p->c->A, sizeof *s);
   s->loc = t->loc;
   if ((is(t, "aic") || is(t, "aiv")) && is(peek2(p), "{")) {
@@ -492,11 +549,11 @@ static Stmt *stmt(P *p) {
     }
     Scope *saved = p->sc;
     Var *lane = p->lane;
-    push_scope(p);
+    push_scope(p, t->loc);
     bind(p, s->iv);
     if (s->k == S_SPLIT) p->lane = s->iv;
     block(p, &s->body);
-    p->sc = saved;
+    pop_scope(p, saved);
     p->lane = lane;
     return s;
   }
@@ -589,6 +646,9 @@ static void param(P *p) {
   }
   if ((int64_t)v->dim[0] * v->dim[1] > (1 << 24))
     ir_error(p->c, n->loc, E_DIM, "tensor '%s' has more than 2^24 elements", v->name);
+  p->gm += (int64_t)v->dim[0] * v->dim[1];     /* the golden run allocates every tensor */
+  if (p->gm > IR_MAX_GM)
+    ir_error(p->c, n->loc, E_LIMIT, "the tensors hold more than %d elements together", IR_MAX_GM);
   Tok *d = expect_ident(p, "a direction (in, out, inout)");
   v->dir = is(d, "in") ? DIR_IN : is(d, "out") ? DIR_OUT : is(d, "inout") ? DIR_INOUT : (Dir)-1;
   if ((int)v->dir < 0) ir_error(p->c, d->loc, E_PARSE, "expected a direction (in, out, inout), found %s", desc(p, d));
@@ -612,10 +672,16 @@ static void param(P *p) {
       ir_error(p->c, cl->loc, E_INIT, "initialiser of '%s' has %d values, the tensor has %d", v->name, v->ninit, want);
   }
   bind(p, v);
-  Var **np = ir_alloc(p->c->A, (size_t)(p->k->np + 1) * sizeof *np);
-  if (p->k->np) memcpy(np, p->k->params, (size_t)p->k->np * sizeof *np);
-  np[p->k->np++] = v;
-  p->k->params = np;
+  if (p->k->np == IR_MAX_PARAMS)
+    ir_error(p->c, n->loc, E_LIMIT, "more than %d tensor parameters", IR_MAX_PARAMS);
+  if (p->k->np == p->pcap) {                    /* doubling: linear in the parameters */
+    p->pcap = p->pcap ? 2 * p->pcap : 16;
+    Var **np = ir_alloc_raw(p->c->A, (size_t)p->pcap * sizeof *np);
+    if (p->k->np) memcpy(np, p->pv, (size_t)p->k->np * sizeof *np);
+    p->pv = np;
+  }
+  p->pv[p->k->np++] = v;
+  p->k->params = p->pv;
 }
 
 static void attrs(P *p) {
@@ -653,7 +719,7 @@ Kernel *ir_parse(Comp *c) {
   p.t = ir_lex(c, &ntok);
   p.k = ir_alloc(c->A, sizeof *p.k);
   p.k->slots = 2;
-  push_scope(&p);
+  push_scope(&p, (Loc){1, 1, 0});
   Tok *kw = peek(&p);
   if (!is(kw, "kernel")) ir_error(c, kw->loc, E_PARSE, "expected 'kernel', found %s", desc(&p, kw));
   next(&p);
@@ -664,7 +730,7 @@ Kernel *ir_parse(Comp *c) {
     while (accept(&p, ","));
   expect(&p, ")");
   attrs(&p);
-  push_scope(&p);
+  push_scope(&p, peek(&p)->loc);
   block(&p, &p.k->body);
   p.k->explicit_split = ir_has_split_aiv(&p.k->body);
   p.k->lowered = lowered(&p.k->body);

@@ -75,6 +75,9 @@ typedef struct Comp {
 _Noreturn void ir_error(Comp *c, Loc loc, DiagCode code, const char *fmt, ...);
 /* file:line:col: error[CODE]: message [category], the source line and a caret. */
 void ir_diag_print(FILE *f, const Src *src, const Diag *d);
+/* Reads at most IR_MAX_SRC + 1 bytes of any file (a pipe, a device): a longer
+ * input gives true and those bytes, which the lexer refuses (E-LIMIT).
+ * False when the file cannot be opened or read (E-IO for the caller). */
 bool ir_read_file(Arena *a, const char *path, Src *out);
 
 /* ---- ir.c: the defect catalogue (defects.def) ------------------------------ */
@@ -263,6 +266,7 @@ typedef struct Kernel {
   bool planned;                                 /* memplan placed the buffers (Var.off): the machine is addressed */
   int32_t entry[2];                             /* by PipeDir: bytes of one entry of the consumer's pipe reserve */
   int32_t top[SP_N];                            /* per space: the highest placed end on either core */
+  struct NameIx *temps;                         /* ir_temp's index of the names starting with '_' */
 } Kernel;
 
 /* ---- ir.c: building and querying the IR ------------------------------------ */
@@ -315,6 +319,15 @@ Tok *ir_lex(Comp *c, int *ntok);                /* ends with TK_EOF */
 
 /* ---- parse.c -------------------------------------------------------------- */
 
+/* Implementation limits of the front end (docs/language.md section 2.1), each E-LIMIT. */
+enum {
+  IR_MAX_SRC = 64 << 20,                        /* bytes of a source file (ir_read_file) */
+  IR_MAX_IDENT = 255,                           /* characters of an identifier (lex.c) */
+  IR_MAX_STMTS = 1 << 20,                       /* statements, a nested call counting as one */
+  IR_MAX_PARAMS = 1 << 17,                      /* tensor parameters */
+  IR_MAX_GM = 1 << 26,                          /* elements of all tensors together */
+  IR_MAX_BLOCKS = 64,                           /* nesting of blocks ({ ... } in { ... }) */
+};
 bool ir_reserved(const char *s, size_t n);
 Kernel *ir_parse(Comp *c);                      /* text -> source IR, names resolved */
 

@@ -4,7 +4,10 @@
  * side's own loop body is copied (the other side's ops were never cloned
  * there), so growth stays linear in trip count x the side's own body; the
  * loop variable becomes a constant in each copy. `--unroll=off` skips the
- * pass. The counts before and after are kept for the oracle's blowup budget. */
+ * pass. The counts before and after are kept for the oracle's blowup budget;
+ * they saturate at 2^60 (nested loops of 2^20 trips multiply past int64), and
+ * a loop whose unrolled index constants would leave +-2^30 (what Aff holds)
+ * stays a loop. */
 #include "ptoc.h"
 
 #include <string.h>
@@ -27,10 +30,43 @@ static bool carries(const Body *b) {
   return false;
 }
 
+enum { IX_LIM = 1 << 30 };
+static const int64_t COUNT_SAT = (int64_t)1 << 60;
+
+/* Would substituting each value in [lo, hi] for var keep a's constant within +-2^30? */
+static bool aff_fits(const Aff *a, int var, int lo, int hi) {
+  for (int i = 0; i < a->n; i++)
+    if (a->v[i] == var) {
+      int64_t x = a->c + (int64_t)a->k[i] * lo, y = a->c + (int64_t)a->k[i] * hi;
+      return x >= -IX_LIM && x <= IX_LIM && y >= -IX_LIM && y <= IX_LIM;
+    }
+  return true;
+}
+static bool body_fits(const Body *b, int var, int lo, int hi) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      if (!aff_fits(&s->ca, var, lo, hi) || !aff_fits(&s->cb, var, lo, hi) || !body_fits(&s->body, var, lo, hi) ||
+          !body_fits(&s->other, var, lo, hi))
+        return false;
+      continue;
+    }
+    if (s->rhs.k != A_CALL) continue;
+    const Call *c = s->rhs.call;
+    for (int j = 0; j < c->nargs; j++)
+      if ((c->args[j].k == A_IDX || c->args[j].k == A_IEXPR) &&
+          (!aff_fits(&c->args[j].ix[0], var, lo, hi) || !aff_fits(&c->args[j].ix[1], var, lo, hi)))
+        return false;
+  }
+  return true;
+}
+
 static void subst(Aff *a, int var, int val) {
   for (int i = 0; i < a->n; i++)
     if (a->v[i] == var) {
-      a->c += a->k[i] * val;
+      int64_t c = a->c + (int64_t)a->k[i] * val;
+      ASSERT(c >= -IX_LIM && c <= IX_LIM);       /* body_fits said so */
+      a->c = (int32_t)c;
       memmove(&a->v[i], &a->v[i + 1], (size_t)(a->n - i - 1) * sizeof a->v[0]);
       memmove(&a->k[i], &a->k[i + 1], (size_t)(a->n - i - 1) * sizeof a->k[0]);
       a->n--;
@@ -94,7 +130,8 @@ static void body(UR *u, Body *b) {
       u->scope = outer;
     }
     int trips = s->k == S_FOR ? ir_loop_trips(s->iv) : 0;
-    if (s->k == S_FOR && trips <= 16 && carries(&s->body)) {
+    if (s->k == S_FOR && trips <= 16 && carries(&s->body) &&
+        body_fits(&s->body, s->iv->id, s->iv->lo, ir_loop_last(s->iv))) {
       for (int t = 0; t < trips; t++) {
         Body cp = copy_body(u, &s->body, s->iv->id, s->iv->lo + t * s->iv->step);
         for (int j = 0; j < cp.n; j++) ir_body_push(u->c, &out, cp.v[j]);
@@ -107,13 +144,18 @@ static void body(UR *u, Body *b) {
   *b = out;
 }
 
-/* Statements of a body, loops expanded (weight) or as written. */
+static int64_t sat_add(int64_t a, int64_t b) { return a > COUNT_SAT - b ? COUNT_SAT : a + b; }
+static int64_t sat_mul(int64_t a, int64_t b) { return b && a > COUNT_SAT / b ? COUNT_SAT : a * b; }
+
+/* Statements of a body, loops expanded (weight) or as written; at most 2^60. */
 static int64_t count(const Body *b, bool expand) {
   int64_t n = 0;
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
-    if (s->k == S_OP) n++;
-    else n += (s->k == S_FOR && expand ? ir_loop_trips(s->iv) : 1) * count(&s->body, expand) + count(&s->other, expand);
+    if (s->k == S_OP) n = sat_add(n, 1);
+    else
+      n = sat_add(n, sat_add(sat_mul(s->k == S_FOR && expand ? ir_loop_trips(s->iv) : 1, count(&s->body, expand)),
+                             count(&s->other, expand)));
   }
   return n;
 }

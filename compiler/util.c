@@ -112,11 +112,17 @@ void ir_diag_print(FILE *f, const Src *src, const Diag *d) {
   fprintf(f, "%s:%d:%d: error[%s]: %s [%s]\n", src->name, d->loc.line, d->loc.col,
           ir_diag_name(d->code), d->msg, ir_cat_name(ir_diag_cat(d->code)));
   if (d->loc.line <= 0 || (size_t)d->loc.off > src->len) return;
-  const char *b = src->text + d->loc.off, *e = b;
+  const char *at = src->text + d->loc.off, *b = at, *e = at;
   while (b > src->text && b[-1] != '\n') b--;
   while (e < src->text + src->len && *e != '\n') e++;
-  fprintf(f, "  %.*s\n  ", (int)(e - b), b);
-  for (const char *p = b; p < src->text + d->loc.off; p++) fputc(*p == '\t' ? '\t' : ' ', f);
+  /* A long line is echoed as a window of at most ECHO bytes around the column. */
+  enum { ECHO = 1024 };
+  bool cut_b = at - b > ECHO / 2, cut_e;
+  if (cut_b) b = at - ECHO / 2;
+  cut_e = e - b > ECHO;
+  if (cut_e) e = b + ECHO;
+  fprintf(f, "  %s%.*s%s\n  %s", cut_b ? "..." : "", (int)(e - b), b, cut_e ? "..." : "", cut_b ? "   " : "");
+  for (const char *p = b; p < at; p++) fputc(*p == '\t' ? '\t' : ' ', f);
   fputs("^\n", f);
 }
 
@@ -126,15 +132,21 @@ bool ir_read_file(Arena *a, const char *path, Src *out) {
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
   if (!buf) die("out of memory");
+  bool big = false;
   for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
     n += r;
+    if (n > IR_MAX_SRC) {                       /* /dev/zero, a pipe that never ends: stop */
+      big = true;
+      break;
+    }
     if (n == cap) {
-      cap *= 2;
-      buf = realloc(buf, cap);
-      if (!buf) die("out of memory");
+      cap = cap * 2 > (size_t)IR_MAX_SRC + 1 ? (size_t)IR_MAX_SRC + 1 : cap * 2;
+      char *nb = realloc(buf, cap);
+      if (!nb) die("out of memory");
+      buf = nb;
     }
   }
-  bool ok = !ferror(f);
+  bool ok = big || !ferror(f);
   fclose(f);
   out->name = ir_strndup(a, path, strlen(path));
   out->text = ir_strndup(a, buf, n);

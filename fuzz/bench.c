@@ -1,4 +1,5 @@
-/* bench.c — `ptofuzz bench defects`: how fast, and as what, the fuzzer finds
+/* bench.c — `ptofuzz bench defects`, and `bench scale` (at the end of the
+ * file: compile time and memory against kernel size). bench defects: how fast, and as what, the fuzzer finds
  * each injected defect. Consumes a time budget S, a trial count N, a job
  * count J, a seed and a policy; produces, on stdout:
  *
@@ -52,11 +53,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -574,5 +577,180 @@ int fz_bench_defects(const FzRunOpts *o) {
   free(order);
   free(who);
   free(acc);
+  return 0;
+}
+
+/* ---- `ptofuzz bench scale` ----------------------------------------------------------- */
+
+/* How compile time and memory grow with the size of a kernel. For each kind
+ * and size N a kernel is generated (in the measuring child, so the parent's
+ * memory does not count):
+ *
+ *   loads      N x (t_i = load(A, ...); store(O, ..., t_i);)        2N statements, N names
+ *   transfers  N x (x_i = load(mat); h_i = matmul(x_i, w); g_i = relu(h_i); store(g_i))
+ *              N cube -> vector transfers, 4N statements
+ *   params     N tensor parameters, one load and one store
+ *
+ * and each phase runs in a forked child: `compile` (ptoc's pipeline, the
+ * kernel's own split and target), `emit` (the pipeline then --emit=pto) and
+ * `reference` (the front end and the golden run). One line per phase:
+ *
+ *   scale kind=K n=N phase=P seconds=F maxrss_kb=K text_kb=K result=ok|CODE|signal-S|timeout
+ *
+ * seconds is the phase's own wall time (measured in the child, the text's
+ * generation excluded), maxrss_kb the child's peak resident set (wait4's
+ * ru_maxrss: the text, the arena, the simulator), text_kb the kernel's size.
+ * A child is killed after --limit seconds. A benchmark, not a test: the
+ * figures depend on the machine and its load. */
+
+typedef struct {
+  volatile double seconds;
+  volatile int done;
+  char result[64];
+} ScalePub;
+
+static const char *const scale_kinds[] = {"loads", "transfers", "params", NULL};
+static const char *const scale_phases[] = {"compile", "emit", "reference", NULL};
+
+typedef struct {
+  char *p;
+  size_t n, cap;
+} SBuf;
+static void sb_printf(SBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(SBuf *b, const char *fmt, ...) {
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+    va_end(ap);
+    if (k < 0) die("vsnprintf");
+    if (b->p && b->n + (size_t)k < b->cap) {
+      b->n += (size_t)k;
+      return;
+    }
+    b->cap = (b->cap + (size_t)k + 1) * 2;
+    if (!(b->p = realloc(b->p, b->cap))) die("out of memory");
+  }
+}
+
+/* The kernel of one kind and size, malloc'd. */
+static char *scale_kernel(int kind, long n, size_t *len) {
+  SBuf b = {0};
+  sb_printf(&b, "# ptofuzz bench scale: %s, n=%ld\n", scale_kinds[kind], n);
+  if (kind == 0) {
+    sb_printf(&b, "kernel scale(A: f32[16, 16] in, O: f32[16, 16] out) {\n");
+    for (long i = 0; i < n; i++)
+      sb_printf(&b, "  t%ld = load(A, [0, 0], [16, 16]);\n  store(O, [0, 0], t%ld);\n", i, i);
+  } else if (kind == 1) {
+    sb_printf(&b, "kernel scale(A: f32[16, 16] in, W: f32[16, 16] in, O: f32[16, 16] out) {\n"
+                  "  w = load(W, [0, 0], [16, 16], space=mat);\n");
+    for (long i = 0; i < n; i++)
+      sb_printf(&b,
+                "  x%ld = load(A, [0, 0], [16, 16], space=mat);\n  h%ld = matmul(x%ld, w);\n  g%ld = relu(h%ld);\n"
+                "  store(O, [0, 0], g%ld);\n",
+                i, i, i, i, i, i);
+  } else {
+    sb_printf(&b, "kernel scale(");
+    for (long i = 0; i < n; i++) sb_printf(&b, "P%ld: f32[16, 16] in, ", i);
+    sb_printf(&b, "O: f32[16, 16] out) {\n  t = load(P%ld, [0, 0], [16, 16]);\n  store(O, [0, 0], t);\n", n > 0 ? n - 1 : 0);
+  }
+  sb_printf(&b, "}\n");
+  *len = b.n;
+  return b.p;
+}
+
+static _Noreturn void scale_child(int kind, long n, int phase, double limit, ScalePub *pub) {
+  signal(SIGALRM, SIG_DFL);
+  if (limit > 0) alarm((unsigned)(limit + 0.999));
+  size_t len;
+  char *text = scale_kernel(kind, n, &len);
+  double t0 = fz_now();
+  Comp c = {.A = ir_arena_new(), .src = {"scale", text, len}, .o = {.split = -1, .target = -1}};
+  const char *res = "ok";
+  Kernel *k = phase == 2 ? ir_front(&c) : pass_pipeline(&c, NULL);
+  if (!k) {
+    res = ir_diag_name(c.diag.code);
+  } else if (phase == 1) {
+    PtoNames nm = {"scale_aic", "scale_aiv", NULL, NULL};
+    if (!ir_emit_pto(&c, k, &nm)) res = ir_diag_name(c.diag.code);
+  } else if (phase == 2) {
+    if (!k->expanded) pass_flatten(&c, k);
+    SimOpts so = {0};
+    Sim *s = sim_new(k, &so);
+    if (!sim_run_reference(s)) res = ir_diag_name(sim_diag(s)->code);
+    sim_free(s);
+  }
+  pub->seconds = fz_now() - t0;
+  snprintf(pub->result, sizeof pub->result, "%s", res);
+  pub->done = 1;
+  _exit(0);
+}
+
+int fz_bench_scale(int argc, char **argv) {
+  long sizes[16] = {1000, 10000, 100000};
+  int nsizes = 3;
+  bool kinds[3] = {true, true, true}, phases[3] = {true, true, true};
+  double limit = 600;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strncmp(a, "--sizes=", 8)) {
+      nsizes = 0;
+      for (const char *p = a + 8; *p;) {
+        char *e;
+        long v = strtol(p, &e, 10);
+        if (e == p || v < 1 || v > 10000000 || nsizes == 16 || (*e && *e != ',')) return -1;
+        sizes[nsizes++] = v;
+        p = *e ? e + 1 : e;
+      }
+      if (!nsizes) return -1;
+    } else if (!strncmp(a, "--kinds=", 8) || !strncmp(a, "--phases=", 9)) {
+      bool sel = a[2] == 'k';
+      const char *const *names = sel ? scale_kinds : scale_phases;
+      bool *on = sel ? kinds : phases;
+      memset(on, 0, 3 * sizeof *on);
+      for (const char *p = strchr(a, '=') + 1; *p;) {
+        size_t w = strcspn(p, ",");
+        int j = 0;
+        while (names[j] && (strlen(names[j]) != w || strncmp(names[j], p, w))) j++;
+        if (!names[j]) return -1;
+        on[j] = true;
+        p += w + (p[w] == ',');
+      }
+    } else if (!strncmp(a, "--limit=", 8)) {
+      char *e;
+      limit = strtod(a + 8, &e);
+      if (*e || !(limit > 0)) return -1;
+    } else {
+      return -1;
+    }
+  }
+  ScalePub *pub = mmap(NULL, sizeof *pub, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (pub == MAP_FAILED) die("mmap: %s", strerror(errno));
+  for (int kd = 0; kd < 3; kd++)
+    for (int si = 0; si < nsizes && kinds[kd]; si++)
+      for (int ph = 0; ph < 3; ph++) {
+        if (!phases[ph]) continue;
+        size_t len;
+        free(scale_kernel(kd, sizes[si], &len));   /* its size, for the line */
+        memset((void *)pub, 0, sizeof *pub);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) die("fork: %s", strerror(errno));
+        if (!pid) scale_child(kd, sizes[si], ph, limit, pub);
+        int st = 0;
+        struct rusage ru;
+        memset(&ru, 0, sizeof ru);
+        while (wait4(pid, &st, 0, &ru) < 0)
+          if (errno != EINTR) die("wait4: %s", strerror(errno));
+        char res[80];
+        if (pub->done) snprintf(res, sizeof res, "%s", pub->result);
+        else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) snprintf(res, sizeof res, "timeout");
+        else if (WIFSIGNALED(st)) snprintf(res, sizeof res, "signal-%d", WTERMSIG(st));
+        else snprintf(res, sizeof res, "exit-%d", WEXITSTATUS(st));
+        printf("scale kind=%s n=%ld phase=%s seconds=%.3f maxrss_kb=%ld text_kb=%zu result=%s\n", scale_kinds[kd],
+               sizes[si], scale_phases[ph], pub->done ? pub->seconds : 0.0, ru.ru_maxrss, (len + 1023) / 1024, res);
+        fflush(stdout);
+      }
+  munmap((void *)pub, sizeof *pub);
   return 0;
 }

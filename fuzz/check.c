@@ -42,14 +42,20 @@
  * --ptoas or --pto-isa named it: then it is a usage error.
  *
  * Exit status: 0 all ok, 3 some not ok, 1 usage or input errors (a path that
- * cannot be read, a file without `# expect:`, an unknown defect name, a
- * database that cannot be opened). A malformed header line is a `not ok`. */
+ * cannot be read, an unknown defect name, a database that cannot be opened,
+ * nothing to check: no reproducer and no database case, unless
+ * --allow-empty, which prints `1..0 # SKIP no reproducers`). A file without
+ * `# expect:`, a malformed header line (a header keyword in the wrong case or
+ * with a blank before its colon, `# Defect:`, a header line over 1022
+ * characters) is a `not ok` for that file alone, naming the line; the other
+ * files still run. Reasons are cut to one TAP line of bounded length. */
 #include "fz.h"
 #include "orc.h"
 #include "rep.h"
 #include "pto_version.h"
 
 #include <dirent.h>
+#include <strings.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,11 +82,12 @@ typedef struct {
 } List;
 
 static int usage(FILE *f, int rc) {
-  fputs("usage: pto-check [PATH...] [--bugs=LIST|all] [--db=F] [--backend=model]\n"
-        "       pto-check --backend=ptoas [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [PATH...]\n"
+  fputs("usage: pto-check [PATH...] [--bugs=LIST|all] [--db=F] [--backend=model] [--allow-empty]\n"
+        "       pto-check --backend=ptoas [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [--allow-empty] [PATH...]\n"
         "       pto-check --help | --version\n"
         "  replays reproducers (default: every *.ptk in corpus/regress/, with --backend=ptoas\n"
-        "  in corpus/real/) and prints TAP; exit 0 all ok, 3 some not ok, 1 usage or input error\n", f);
+        "  in corpus/real/) and prints TAP; exit 0 all ok, 3 some not ok, 1 usage or input error\n"
+        "  (nothing to check is an error unless --allow-empty)\n", f);
   return rc;
 }
 
@@ -189,7 +196,22 @@ static void bad(Repro *r, int line, const char *fmt, const char *a) {
   snprintf(r->bad, sizeof r->bad, "line %d: %s", line, m);
 }
 
-/* Read the header lines; false (message printed) on an input error. */
+/* A comment whose first word is `expect` or `defect` in any case, or with
+ * blanks before its colon, but not spelled exactly `expect:` / `defect:`:
+ * a header written wrong, which would otherwise pass for a comment. */
+static bool header_like(const char *s) {
+  size_t w = 0;
+  while (s[w] && ((s[w] >= 'a' && s[w] <= 'z') || (s[w] >= 'A' && s[w] <= 'Z'))) w++;
+  if ((w != 6 && w != 7) || (strncasecmp(s, "expect", 6) && strncasecmp(s, "defect", 6))) return false;
+  if (w == 7 && s[6] != 's' && s[6] != 'S') return false;
+  const char *c = s + w + strspn(s + w, " \t");
+  if (*c != ':') return false;
+  return !(w == 6 && c == s + 6 && (!strncmp(s, "expect", 6) || !strncmp(s, "defect", 6)));
+}
+
+/* Read the header lines. A malformed or missing header makes the file `not
+ * ok` (r->bad); false (message printed) only on an input error, an unknown
+ * defect name. */
 static bool parse_headers(Repro *r, bool real) {
   bool expect = false;
   int line = 0;
@@ -204,6 +226,18 @@ static bool parse_headers(Repro *r, bool real) {
     while (k && (buf[k - 1] == '\r' || buf[k - 1] == ' ' || buf[k - 1] == '\t')) buf[--k] = 0;
     if (buf[0] != '#') continue;
     char *s = buf + 1 + strspn(buf + 1, " \t");
+    bool hdr = !strncmp(s, "expect:", 7) || !strncmp(s, "defect:", 7);
+    if ((hdr || header_like(s)) && n >= sizeof buf - 1) {   /* never judged on a truncated copy */
+      bad(r, line, "header line longer than %s characters", "1022");
+      continue;
+    }
+    if (!hdr && header_like(s)) {
+      char word[16];
+      snprintf(word, sizeof word, "%.*s", (int)strcspn(s, " \t:"), s);
+      bad(r, line, "malformed header '# %s': headers are written '# expect:' and '# defect:' (lower case, no blank "
+                   "before the colon)", word);
+      continue;
+    }
     if (!strncmp(s, "expect:", 7)) {
       char *v = s + 7 + strspn(s + 7, " \t");
       if (expect) bad(r, line, "a second '# expect:' line%s", "");
@@ -244,10 +278,8 @@ static bool parse_headers(Repro *r, bool real) {
       else snprintf(r->sig, sizeof r->sig, "%s", tok[3]);
     }
   }
-  if (!expect) {
-    fprintf(stderr, "pto-check: %s: no '# expect: %s' header line\n", r->path, real ? "clean|SIGNATURE" : "clean");
-    return false;
-  }
+  if (!expect && !r->bad[0])                    /* this file is not ok; the others still run */
+    snprintf(r->bad, sizeof r->bad, "no '# expect: %s' header line", real ? "clean|SIGNATURE" : "clean");
   return true;
 }
 
@@ -450,7 +482,7 @@ static int real_check(const List *l, const FzReal *t) {
 
 int main(int argc, char **argv) {
   const char *bugs_text = getenv("PTOFUZZ_BUGS"), *db = NULL, *backend = "model", *ptoas = NULL, *isa = NULL;
-  bool bugs_flag = false;
+  bool bugs_flag = false, allow_empty = false;
   int jobs = 0;
   List l = {0};
   int npaths = 0;
@@ -460,6 +492,7 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--version")) return printf("pto-check %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
     if (!strncmp(a, "--bugs=", 7)) bugs_text = a + 7, bugs_flag = true;
     else if (!strncmp(a, "--db=", 5) && a[5]) db = a + 5;
+    else if (!strcmp(a, "--allow-empty")) allow_empty = true;
     else if (!strncmp(a, "--backend=", 10)) backend = a + 10;
     else if (!strncmp(a, "--ptoas=", 8) && a[8]) ptoas = a + 8;
     else if (!strncmp(a, "--pto-isa=", 10) && a[10]) isa = a + 10;
@@ -499,6 +532,10 @@ int main(int argc, char **argv) {
   int failed = 0;
   FzReal *t = NULL;
   if (l.errors) {
+    failed = -1;
+  } else if (!l.n && !allow_empty) {            /* run from elsewhere, an empty directory: not a pass */
+    fprintf(stderr, "pto-check: nothing to check: no reproducers in %s%s (--allow-empty accepts that)\n",
+            npaths ? "the given paths" : l.real ? "corpus/real/" : "corpus/regress/", db ? " nor fixed findings in the database" : "");
     failed = -1;
   } else if (!l.n) {
     puts("1..0 # SKIP no reproducers");

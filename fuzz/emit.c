@@ -3,7 +3,8 @@
  * tables with their inline contents), the attributes, then the body, nested
  * calls as written by the generator. The text carries no seed, so the same
  * kernel generated from a seed and from fuzzer bytes renders identically.
- * Also frees kernels (fz_free). */
+ * Also frees kernels (fz_free) and writes a rendered kernel to a file
+ * (fz_write_file). */
 #include "fz.h"
 
 #include <stdlib.h>
@@ -259,4 +260,12 @@ void fz_free(FzKernel *k) {
     free(c);
   }
   free(k);
+}
+
+bool fz_write_file(const char *path, const char *text, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return false;
+  bool ok = fwrite(text, 1, len, f) == len;
+  if (fclose(f)) ok = false;                    /* the data may only fail to reach the disk here */
+  return ok;
 }

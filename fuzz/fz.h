@@ -309,6 +309,8 @@ void fz_cov_free(FzCov *cv);
  * NUL-terminated; the caller frees it. */
 char *fz_emit(const FzKernel *k, size_t *len);
 void fz_free(FzKernel *k);
+/* Write len bytes of text to path; false when it cannot be opened, written or closed. */
+bool fz_write_file(const char *path, const char *text, size_t len);
 
 /* ---- campaign.c: `ptofuzz run` and `bench throughput` ----------------------------- */
 
@@ -422,6 +424,9 @@ void fz_real_replay(const FzReal *t, FzRealCase *c, int n, double timeout_s);
 /* seconds (per trial and for the all-defects campaign), trials, jobs, seed,
  * policy_path. Prints the per-defect lines and the attribution; exit status. */
 int fz_bench_defects(const FzRunOpts *o);
+/* `bench scale [--sizes=N,...] [--kinds=loads,transfers,params] [--phases=compile,emit,reference]
+ * [--limit=S]`: the arguments after `scale`; -1 on a bad argument, else the exit status. */
+int fz_bench_scale(int argc, char **argv);
 
 /* ---- import.c: `ptofuzz import`, engine inputs into findings ---------------------- */
 

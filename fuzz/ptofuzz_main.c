@@ -5,6 +5,7 @@
  *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]
  *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
  *   db (init|list|show ID|stats|export ID|status ID new|triaged|fixed|wontfix|merge F...) [--db=F]
+ *   bench scale [--sizes=N,...] [--kinds=LIST] [--phases=LIST] [--limit=S]
  *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
  *          [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]
  *   reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]
@@ -45,7 +46,9 @@ static const struct {
     {"bench", "ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST|all]\n"
               "                [--random-every=N] [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
               "ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
-              "ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N]\n"},
+              "ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N]\n"
+              "ptofuzz bench scale [--sizes=N,...] [--kinds=loads,transfers,params] [--phases=compile,emit,reference]\n"
+              "                [--limit=S]\n"},
     {"db", "ptofuzz db init|list|stats [--db=F]     init: create (or upgrade) the file\n"
            "ptofuzz db show|export ID [--db=F]\n"
            "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
@@ -234,12 +237,12 @@ static int gen(int argc, char **argv) {
     if (out) {
       char path[4096];
       snprintf(path, sizeof path, "%s/k%06lld.ptk", out, (long long)i);
-      FILE *fp = fopen(path, "wb");
-      if (!fp || fwrite(text, 1, len, fp) != len) {
+      if (!fz_write_file(path, text, len)) {
         fprintf(stderr, "ptofuzz: cannot write %s\n", path);
+        free(text);
+        if (cov) fz_cov_free(cov);
         return 1;
       }
-      fclose(fp);
     } else if (!stats && !cov) {
       fwrite(text, 1, len, stdout);
     }
@@ -253,6 +256,10 @@ static int gen(int argc, char **argv) {
     printf("stats: kernels=%lld\n", (long long)count);
     for (int j = 0; j < FZ_NFEAT; j++)
       printf("feature %-28s %8llu %.4f\n", fz_feature_name(j), (unsigned long long)feat[j], count ? feat[j] / count : 0.0);
+  }
+  if (fflush(stdout) || ferror(stdout)) {       /* a full disk, a closed pipe: not a silent success */
+    fputs("ptofuzz: cannot write stdout\n", stderr);
+    return 1;
   }
   return 0;
 }
@@ -279,8 +286,12 @@ static int bench_defects(int argc, char **argv) {
 
 static int bench(int argc, char **argv) {
   if (argc >= 1 && !strcmp(argv[0], "defects")) return bench_defects(argc, argv);
+  if (argc >= 1 && !strcmp(argv[0], "scale")) {
+    int rc = fz_bench_scale(argc - 1, argv + 1);
+    return rc < 0 ? usage_of("bench", stderr, 1) : rc;
+  }
   if (argc < 1) {
-    fputs("ptofuzz: bench: which benchmark? (throughput or defects)\n", stderr);
+    fputs("ptofuzz: bench: which benchmark? (throughput, defects or scale)\n", stderr);
     return usage_of("bench", stderr, 1);
   }
   if (strcmp(argv[0], "throughput")) return bad_arg("bench", argv[0], "unknown benchmark");

@@ -83,7 +83,7 @@ struct Machine {
   uint32_t **rclk[NT];                          /* per task and tensor: epoch of its last read, 0 none;
                                                    made on the task's first read of the tensor */
   uint64_t ins, max_ins;
-  uint16_t *tag[NT][SP_N];                      /* per task and space: the writer (var id + 1) of each 32-byte
+  uint32_t *tag[NT][SP_N];                      /* per task and space: the writer (var id + 1) of each 32-byte
                                                    granule, 0 none; made on the first write */
   int64_t ngran[SP_N];                          /* granules per space: up to the highest placed end */
 };
@@ -257,9 +257,9 @@ void sim_mem_def(Sim *s, const Stmt *st, int64_t pop_at) {
                                                         (long long)at, (long long)n, ir_space_name(v->sp));
   sl->at[T] = (int32_t)at, sl->len[T] = (int32_t)n, sl->own[T] = me;
   if (c && c->op == OP_alloc_tile && c->nargs == 4) return;   /* declares the buffer: writes nothing */
-  uint16_t **tp = &m->tag[T][v->sp];
+  uint32_t **tp = &m->tag[T][v->sp];
   if (!*tp) *tp = ir_alloc(s->A, (size_t)m->ngran[v->sp] * sizeof **tp);
-  for (int64_t g = g0; g < g1; g++) (*tp)[g] = (uint16_t)me;
+  for (int64_t g = g0; g < g1; g++) (*tp)[g] = me;
 }
 
 /* R-ALIAS: v's bytes at granule g were last written by another buffer. */
@@ -283,15 +283,15 @@ static _Noreturn void alias(Sim *s, const Var *v, const Slot *sl, int64_t g, Loc
 void sim_mem_read(Sim *s, const Var *v, const Tile *t, Loc loc) {
   const Slot *sl = s->slot[v->id];
   int T = s->task;
-  const uint16_t *tag = s->m->tag[T][v->sp];
+  const uint32_t *tag = s->m->tag[T][v->sp];
   if (sl->len[T] <= 0 || !tag || !t->vr || !t->vc) return;
   uint32_t me = sl->own[T], bad = 0;
   int64_t n = sl->len[T];
   if (v->sp == SP_VEC && me == (uint32_t)v->id + 1) n = ((n / t->R) * t->vr + GRAN - 1) / GRAN * GRAN;
   int64_t g0 = sl->at[T] / GRAN, g1 = ((int64_t)sl->at[T] + n) / GRAN;
-  uint64_t mine = me * 0x0001000100010001ull; /* four tags at a time while all are the reader's */
+  uint64_t mine = me * 0x0000000100000001ull; /* two tags at a time while both are the reader's */
   int64_t g = g0;
-  for (uint64_t w; g + 4 <= g1; g += 4) {
+  for (uint64_t w; g + 2 <= g1; g += 2) {
     memcpy(&w, &tag[g], sizeof w);
     if (w != mine) break;
   }
@@ -612,7 +612,6 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     if (p->slots < 1 || p->slots > MAXSLOT) die("machine: pipe with %d slots", p->slots);
   }
   s->addressed = k->planned;
-  if (k->planned && k->nvars >= UINT16_MAX) die("machine: %d variables: granule tags hold 16-bit var numbers", k->nvars);
   for (int sp = 0; sp < SP_N && k->planned; sp++) m->ngran[sp] = (k->top[sp] + GRAN - 1) / GRAN;
   if (setjmp(s->jb)) {
     s->mc = s->addressed = false;

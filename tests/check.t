@@ -2,11 +2,13 @@
 # check.t — pto-check on fixtures made here from a seed kernel: a clean file
 # with a `# defect:` header replays ok, and not ok once its defect is on (its
 # made-up signature never appears); a signature taken from `ptofuzz diff`
-# replays ok with its defect on; malformed header lines are `not ok` (exit 3);
-# an unknown defect name, a missing `# expect:` and an unreadable path exit 1;
+# replays ok with its defect on; malformed header lines (a wrong case, an
+# over-long line) and a missing `# expect:` are `not ok` for that file alone
+# (exit 3); an unknown defect name and an unreadable path exit 1;
 # --backend=ptoas without a real toolchain is a skip, its misuses exit 1;
-# an empty directory is `1..0 # SKIP`; --db replays the fixed findings of a
-# database (the reduced text when there is one) and nothing else.
+# nothing to check (an empty directory, a run outside the repository) exits 1
+# unless --allow-empty, which gives `1..0 # SKIP`; --db replays the fixed
+# findings of a database (the reduced text when there is one) and nothing else.
 . "$(dirname "$0")/lib.sh"
 unset PTOFUZZ_BUGS
 C="$B/bin/pto-check"
@@ -78,9 +80,10 @@ fixture unknown u '# expect: clean' "# defect: no-such-defect -> miscompile $MAD
 [ $? = 1 ] && [ ! -s "$T/u1" ] && grep -q "u.ptk:2: unknown defect 'no-such-defect' (known: slice-halve-args," "$T/u2"
 ok $? "check-3.1 an unknown defect name exits 1 with file:line and the known names"
 fixture noexp n '# a kernel without an expectation'
-"$C" "$T/noexp" > /dev/null 2> "$T/u3"
-[ $? = 1 ] && grep -q "no '# expect: clean' header line" "$T/u3"
-ok $? "check-3.2 a file without '# expect:' exits 1"
+fixture noexp o '# expect: clean'
+"$C" "$T/noexp" > "$T/u3" 2>&1
+[ $? = 3 ] && grep -q "^not ok 1 - .*n.ptk # no '# expect: clean' header line" "$T/u3" && grep -q '^ok 2 - .*o.ptk clean$' "$T/u3"
+ok $? "check-3.2 a file without '# expect:' is not ok, the next file still runs (exit 3)"
 "$C" "$T/no/such/dir" > /dev/null 2> "$T/u4"
 [ $? = 1 ] && grep -q 'cannot read' "$T/u4"
 ok $? "check-3.3 a path that does not exist exits 1"
@@ -95,8 +98,8 @@ ok $? "check-3.5 an unknown option exits 1"
 PTOAS=/nonexistent "$C" --backend=ptoas "$T/ok" > "$T/r1" 2>&1
 [ $? = 0 ] && grep -q '^1\.\.0 # SKIP no real toolchain: ptoas at /nonexistent (\$PTOAS) is missing' "$T/r1"
 ok $? "check-3.6 --backend=ptoas without a toolchain: a skip-all plan (1..0, SKIP no real toolchain: WHY), exit 0"
-PTOAS=/nonexistent "$C" --backend=ptoas "$T/noexp" > "$T/r2" 2>&1
-[ $? = 1 ] && grep -q "no '# expect: clean|SIGNATURE' header line" "$T/r2" && ! grep -q SKIP "$T/r2"
+PTOAS=/nonexistent "$C" --backend=ptoas "$T/nothere" > "$T/r2" 2>&1
+[ $? = 1 ] && grep -q "cannot read" "$T/r2" && ! grep -q SKIP "$T/r2"
 ok $? "check-3.7 --backend=ptoas: an input error is exit 1, not a skip"
 "$C" --backend=ptoas --ptoas=/nonexistent "$T/ok" > /dev/null 2> "$T/r3"
 [ $? = 1 ] && grep -q 'no usable real toolchain: ptoas at /nonexistent (flag)' "$T/r3"
@@ -111,9 +114,15 @@ r3=$?
 ok $? "check-3.9 --bugs with --backend=ptoas, an unknown back end, --jobs with the model: exit 1 ($r1 $r2 $r3)"
 
 mkdir -p "$T/empty"
-out=$("$C" "$T/empty")
+out=$("$C" "$T/empty" 2> "$T/e1")
+[ $? = 1 ] && [ -z "$out" ] && grep -q 'nothing to check' "$T/e1"
+ok $? "check-4.1 an empty directory: nothing to check, exit 1 with a message"
+out=$("$C" "$T/empty" --allow-empty)
 [ $? = 0 ] && [ "$out" = '1..0 # SKIP no reproducers' ]
-ok $? "check-4.1 an empty directory: a skip-all plan (1..0 and SKIP), exit 0"
+ok $? "check-4.1.1 --allow-empty: a skip-all plan (1..0 and SKIP), exit 0"
+out=$(cd "$T/empty" && "$OLDPWD/$C" 2> "$T/e2")
+[ $? = 1 ] && [ -z "$out" ] && grep -q 'nothing to check: no reproducers in corpus/regress/' "$T/e2"
+ok $? "check-4.1.2 run outside the repository root (no corpus/regress/): exit 1, not a pass"
 fixture inv inv '# expect: clean'
 printf 'kernel broken(A: f32[4,4] in) { x = nope(A); }\n' >> "$T/inv/inv.ptk"
 "$C" "$T/inv" > "$T/i1" 2>&1
@@ -136,7 +145,7 @@ ok $? "check-4.3 two runs print the same"
       (2, CAST(readfile('$SEED') AS TEXT), 'kernel broken(A: f32[4,4] in) { x = nope(A); }'),
       (3, 'kernel broken(A: f32[4,4] in) { x = nope(A); }', NULL);"
 ok $? "check-5.1 a findings database with fixed findings"
-"$C" "$T/empty" --db="$T/f.db" > "$T/db1" 2>&1
+"$C" "$T/empty" --db="$T/f.db" --allow-empty > "$T/db1" 2>&1
 rc=$?
 [ $rc = 3 ] && [ "$(head -n 1 "$T/db1")" = 1..2 ] &&
   grep -q '^ok 1 - db finding 1 miscompile|up_down|-|-|auto_split|tail clean$' "$T/db1" &&
@@ -144,7 +153,31 @@ rc=$?
 ok $? "check-5.2 --db replays each fixed finding's test case, the reduced text when there is one (exit $rc)"
 "$C" "$T/ok" --db="$T/f.db" | head -n 1 | grep -qx '1\.\.3'
 ok $? "check-5.3 --db adds its test points after the files'"
-"$C" "$T/empty" --db="$T/nope.db" > /dev/null 2>&1
+"$C" "$T/empty" --db="$T/nope.db" --allow-empty > /dev/null 2>&1
 [ $? = 1 ] && [ ! -e "$T/nope.db" ]
 ok $? "check-5.4 --db of a missing file exits 1 and creates nothing"
+
+# Headers written wrong are errors naming the line, not comments; echoes are bounded.
+fixture hdr a-case '# expect: clean' '# Defect: odd-floor-half -> miscompile x'
+fixture hdr b-blank '# expect : clean'
+fixture hdr c-upper '# EXPECT: clean'
+long=$(head -c 1048576 /dev/zero | tr '\0' x)
+fixture hdr d-long "# expect: $long"
+fixture hdr e-padded "# expect: clean$(head -c 2000 /dev/zero | tr '\0' ' ')junk"
+fixture hdr f-fine '# expect: clean' '# expected to be clean: a comment, not a header'
+"$C" "$T/hdr" > "$T/h1" 2>&1
+[ $? = 3 ] && [ "$(head -n 1 "$T/h1")" = 1..6 ]
+ok $? "check-6.1 malformed headers: exit 3, one test point per file"
+grep -q "^not ok 1 - .*a-case.ptk # line 2: malformed header '# Defect'" "$T/h1"
+ok $? "check-6.2 '# Defect:' (wrong case) is not ok, naming the line"
+grep -q "^not ok 2 - .*b-blank.ptk # line 1: malformed header '# expect'" "$T/h1" &&
+  grep -q "^not ok 3 - .*c-upper.ptk # line 1: malformed header '# EXPECT'" "$T/h1"
+ok $? "check-6.3 a blank before the colon, an upper-case keyword"
+grep -q "^not ok 4 - .*d-long.ptk # line 1: header line longer than 1022 characters" "$T/h1" &&
+  grep -q "^not ok 5 - .*e-padded.ptk # line 1: header line longer than 1022 characters" "$T/h1"
+ok $? "check-6.4 an over-long header line is not ok (never judged on a cut copy)"
+[ "$(wc -c < "$T/h1")" -lt 4000 ]
+ok $? "check-6.5 a 1 MB header line is not echoed ($(wc -c < "$T/h1") bytes of output)"
+grep -q '^ok 6 - .*f-fine.ptk clean$' "$T/h1"
+ok $? "check-6.6 a comment that only starts like a header is a comment"
 plan
