@@ -98,6 +98,10 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   I(w_reduce, 2, 0, 100, "weight: reductions and expansions")                                         \
   I(w_strided, 2, 0, 100, "weight: sub-slice stores along an axis")                                   \
   I(w_assemble, 1, 0, 100, "weight: assemble")                                                        \
+  /* blind spots (issue 12; after the blocks, so they draw last) */                                   \
+  P(p_gm_round_trip, 0.12, "a GM round trip between the cores through an inout workspace (GM fences)") \
+  P(p_near_capacity, 0.02, "a kernel ends with large tiles near one space's capacity")              \
+  P(p_full_inputs, 0.25, "the kernel's float inputs have full mantissas (recorded: --inputs=full)")  \
   /* cube */                                                                                           \
   P(p_trans_b, 0.4, "matmul with trans_b=1")                                                          \
   P(p_matmul_acc, 0.3, "a loop accumulates with matmul_acc")                                          \
@@ -251,7 +255,8 @@ typedef struct {
   X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(bf16) X(i8_i16) X(cast) X(loop) X(loop_carried)    \
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
   X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
-  X(lane_if) X(lane_while) X(transpose) X(reshape)
+  X(lane_if) X(lane_while) X(transpose) X(reshape) \
+  X(gm_round_trip) X(near_capacity)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)
