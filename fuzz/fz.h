@@ -289,6 +289,9 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src);
 void fz_features(const FzKernel *k, uint8_t out[FZ_NFEAT]);
 const char *fz_feature_name(int f);            /* NULL when out of range */
 const char *fz_op_name(int op);
+/* Kernel `kernel_seed` of a campaign runs on full-mantissa inputs (`--inputs=full`,
+ * SimOpts.full_inputs) with probability p_full_inputs, drawn from the seed alone. */
+bool fz_full_inputs(const FzPolicy *p, uint64_t kernel_seed);
 
 /* ---- emit.c: .ptk text --------------------------------------------------------- */
 

@@ -1966,6 +1966,12 @@ static void blk_capacity(Gen *g) {
   store(g, bind(g, v_mm(g, NULL, a, b, false), "c"));
 }
 
+bool fz_full_inputs(const FzPolicy *p, uint64_t kernel_seed) {
+  uint64_t z = (kernel_seed ^ 0x243F6A8885A308D3ull) * 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 29;
+  return (double)(z >> 11) * 0x1.0p-53 < p->p_full_inputs;
+}
+
 /* ---- kernel ----------------------------------------------------------------------------------- */
 
 typedef void Block(Gen *g);

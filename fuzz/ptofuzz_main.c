@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 static int usage(void) {
-  fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D] [--jobs=J] [--keep-work]\n"
+  fputs("usage: ptofuzz diff FILE [--bugs=LIST] [--seed=N] [--inputs=full|k16] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D] [--jobs=J] [--keep-work]\n"
         "       ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]\n"
         "                   [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N] [--ptoas=P] [--pto-isa=D]\n"
         "       ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--policy=F] [--print-policy]\n"
@@ -306,6 +306,7 @@ static int diff(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     if (!strncmp(argv[i], "--seed=", 7)) o.input_seed = strtoull(argv[i] + 7, NULL, 10);
     else if (!strcmp(argv[i], "--keep-work")) keep = true;
+    else if (!strcmp(argv[i], "--inputs=full") || !strcmp(argv[i], "--inputs=k16")) o.full_inputs = argv[i][9] == 'f';
     else if (flag(argv[i], "--bugs=", &bugs) || flag(argv[i], "--backend=", &backend) ||
              flag(argv[i], "--ptoas=", &ptoas) || flag(argv[i], "--pto-isa=", &isa) || num(argv[i], "--jobs=", &jobs)) {
     } else if (argv[i][0] == '-' || file) return usage();

@@ -3,7 +3,8 @@
  * kernels near a space's capacity. Each is generated with its policy share at
  * 1, must be valid, compile on the unsplit variants, give no finding on the
  * clean compiler, and show what it exists for in the compiled IR: a fence in
- * the per-core programs, a placed space filled past 80%. */
+ * the per-core programs, a placed space filled past 80%. Full-mantissa
+ * inputs (SimOpts.full_inputs, `--inputs=full`) and the campaign's share of them. */
 #include "fz.h"
 #include "orc.h"
 #include "tap.h"
@@ -112,5 +113,46 @@ int main(void) {
   tap_ok(&t, unsup * 20 <= N, "blind-2.2", "none@a2a3 compiles them (%d of %d do not)", unsup, N);
   tap_ok(&t, full * 10 >= nc * 8, "blind-2.3", "%d of %d place a space past 80%% of its a2a3 capacity", full, nc);
   tap_ok(&t, ok == N, "blind-2.4", "the oracle finds nothing on the clean compiler (%d of %d clean)", ok, N);
+
+  /* ---- full-mantissa inputs ------------------------------------------------------------ */
+  {
+    const char *k = "kernel k(A: f32[16, 64] in, B: f16[16, 64] in, O: f32[16, 64] out) { store(O, [0, 0], load(A, [0, 0], [16, 64])); }";
+    Comp c = {.A = ir_arena_new(), .src = (Src){"k", k, strlen(k)}, .o = {.split = -1, .target = -1}};
+    Kernel *kk = ir_front(&c);
+    int off16[2] = {0, 0}, range[2] = {0, 0};
+    bool f16ok = true;
+    for (int m = 0; m < 2 && kk; m++) {
+      Sim *sm = sim_new(kk, &(SimOpts){.seed = 3, .full_inputs = m});
+      Gm *a = sim_gm(sm, kk->params[0]), *b = sim_gm(sm, kk->params[1]);
+      for (int r = 0; r < a->rows; r++)
+        for (int q = 0; q < a->cols; q++) {
+          float x = sim_gm_get(a, r, q).f, y = sim_gm_get(b, r, q).f;
+          off16[m] += x * 16 != (float)(int)(x * 16);
+          range[m] += x < -2 || x >= 2 + (m == 0);
+          f16ok &= sim_round_f16(y) == y;
+        }
+      sim_free(sm);
+    }
+    tap_ok(&t, kk && off16[0] == 0, "blind-3.1", "k/16 inputs (the default): every f32 input a multiple of 1/16");
+    tap_ok(&t, kk && off16[1] >= 1000, "blind-3.2", "full inputs: %d of 1024 f32 inputs are not multiples of 1/16", off16[1]);
+    tap_ok(&t, kk && !range[1] && !range[0], "blind-3.3", "full inputs lie in [-2, 2) (%d outside)", range[1]);
+    tap_ok(&t, kk && f16ok, "blind-3.4", "an f16 tensor's full inputs are f16 values");
+    ir_arena_free(c.A);
+  }
+  {
+    FzPolicy q;
+    fz_policy_default(&q);
+    int n = 0;
+    for (uint64_t i = 0; i < 4000; i++) n += fz_full_inputs(&q, (i + 1) * 0x9E3779B97F4A7C15ull);
+    tap_ok(&t, n > 4000 * q.p_full_inputs * 0.85 && n < 4000 * q.p_full_inputs * 1.15, "blind-3.5",
+           "p_full_inputs = %.2f: %d of 4000 campaign kernels run on full inputs", q.p_full_inputs, n);
+    q.p_full_inputs = 0;
+    bool none = true;
+    for (uint64_t i = 0; i < 1000; i++) none &= !fz_full_inputs(&q, i);
+    q.p_full_inputs = 1;
+    bool all = true;
+    for (uint64_t i = 0; i < 1000; i++) all &= fz_full_inputs(&q, i);
+    tap_ok(&t, none && all, "blind-3.6", "p_full_inputs 0 gives none, 1 gives every kernel");
+  }
   return tap_done(&t);
 }
