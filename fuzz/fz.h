@@ -343,6 +343,7 @@ typedef struct {
   uint32_t bugs;
   uint64_t input_seed, sched_seed;              /* `ptofuzz diff` uses 0 and 1 */
   int random_every;                             /* OrcOpts.random_every: 0 always (replays), campaigns sample */
+  bool full_inputs;                             /* OrcOpts.full_inputs (`--inputs=full`) */
   bool quiet;                                   /* fz_replay: the child's stdout and stderr go to /dev/null */
   void (*progress)(void *ctx, int variant, int sched);   /* fz_verdict only */
   void *ctx;
@@ -422,6 +423,7 @@ typedef struct {
   uint32_t bugs;                                /* the oracle's options: defects, */
   uint64_t input_seed, sched_seed;              /* inputs, random schedule; bisection on, random always run */
   double timeout_s;                             /* per check; 0: 20 s (a campaign's hang limit) */
+  bool full_inputs;                             /* `--inputs=full` (OrcOpts.full_inputs) */
 } FzCheckOpts;
 /* Run the oracle on one kernel text in a forked child. The distinct finding
  * signatures in report order; a child killed by a signal adds

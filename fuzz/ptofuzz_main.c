@@ -457,6 +457,7 @@ static int reduce(int argc, char **argv) {
     /* flags as a campaign writes them: "--bugs=LIST schedule=rr|random" or "--bugs=LIST --backend=ptoas" */
     for (char *t = strtok(dc.flags, " "); t; t = strtok(NULL, " "))
       if (!strcmp(t, "--backend=ptoas") && !backend) backend = "ptoas";
+      else if (!strcmp(t, "--inputs=full")) co.full_inputs = true;
       else if (!strncmp(t, "--bugs=", 7) && !ir_bugs_parse(t + 7, &co.bugs, err, sizeof err)) {
         fprintf(stderr, "ptofuzz: finding %lld: %s\n", id, err);
         db_case_free(&dc);

@@ -2,7 +2,7 @@
 # blind.t — full-mantissa inputs end to end (issue 12): a campaign records the
 # input mode of each test case in its flags (`--inputs=full`), as many test
 # cases as its policy share says, and `ptofuzz diff --inputs=full|k16`
-# replays one; an unknown mode is a usage error.
+# replays one, as does `ptofuzz reduce --finding`; an unknown mode is a usage error.
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 printf 'p_full_inputs = 1\n' > "$T/full.pol"
@@ -27,4 +27,9 @@ ok $? "blind-4.4 the clean compiler is clean on it under both input modes"
 "$F" diff "$T/r.ptk" --inputs=half >/dev/null 2>&1
 [ $? = 1 ]
 ok $? "blind-4.5 an unknown input mode is a usage error"
+cp "$T/f.db" "$T/f2.db"
+"$F" reduce --finding=1 --db="$T/f2.db" --max-calls=40 --time=30 >/dev/null 2>"$T/red"
+rc=$?
+[ $rc = 0 ] && grep -q '^reduce: statements' "$T/red"
+ok $? "blind-4.6 reduce --finding of a full-inputs test case keeps its signature (exit $rc)"
 plan
