@@ -173,7 +173,8 @@ static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared
   WorkCtx wc = {sh};
   uint64_t ks = fz_kernel_seed(o->seed, i);
   OrcOpts oo = {.bugs = o->bugs, .input_seed = ks, .sched_seed = ks | 1, .bisect = true, .progress = progress,
-                .ctx = &wc, .random_every = o->random_every ? o->random_every : FZ_RANDOM_EVERY};
+                .ctx = &wc, .random_every = o->random_every ? o->random_every : FZ_RANDOM_EVERY,
+                .full_inputs = fz_full_inputs(pol, ks)};
   OrcResult res;
   orc_check(&(Src){"kernel", text, len}, &oo, &res);
   sh->t_gen += t1 - t0;
@@ -346,7 +347,8 @@ static bool record(Parent *p, const Msg *m) {
   char flags[600], names[500];
   ir_bugs_format(p->o->bugs, names, sizeof names);
   if (m->variant >= ORC_NVARIANT) snprintf(flags, sizeof flags, "--bugs=%s --backend=ptoas", names);
-  else snprintf(flags, sizeof flags, "--bugs=%s schedule=%s", names, m->sched ? "random" : "rr");
+  else snprintf(flags, sizeof flags, "--bugs=%s schedule=%s%s", names, m->sched ? "random" : "rr",
+                fz_full_inputs(p->pol, fz_kernel_seed(p->o->seed, m->index)) ? " --inputs=full" : "");
   DbTestcase t = {m->s[8], NULL, m->s[9], flags,
                   fz_kernel_seed(p->o->seed, m->index), fz_count_stmts(m->s[8])};
   if (db_record(p->db, p->campaign, &f, &t, &is_new, err, sizeof err) < 0) {

@@ -98,6 +98,10 @@ size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) *
   I(w_reduce, 2, 0, 100, "weight: reductions and expansions")                                         \
   I(w_strided, 2, 0, 100, "weight: sub-slice stores along an axis")                                   \
   I(w_assemble, 1, 0, 100, "weight: assemble")                                                        \
+  /* blind spots (issue 12; after the blocks, so they draw last) */                                   \
+  P(p_gm_round_trip, 0.12, "a GM round trip between the cores through an inout workspace (GM fences)") \
+  P(p_near_capacity, 0.02, "a kernel ends with large tiles near one space's capacity")              \
+  P(p_full_inputs, 0.25, "the kernel's float inputs have full mantissas (recorded: --inputs=full)")  \
   /* cube */                                                                                           \
   P(p_trans_b, 0.4, "matmul with trans_b=1")                                                          \
   P(p_matmul_acc, 0.3, "a loop accumulates with matmul_acc")                                          \
@@ -256,7 +260,8 @@ typedef struct {
   X(col_expand) X(matmul) X(matmul_acc) X(trans_b) X(f16) X(i32) X(bf16) X(i8_i16) X(cast) X(loop) X(loop_carried)    \
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
   X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
-  X(lane_if) X(lane_while) X(transpose) X(reshape) X(gather_window) X(scalar_extent) X(explicit_move)
+  X(lane_if) X(lane_while) X(transpose) X(reshape) X(gather_window) X(scalar_extent) X(explicit_move) \
+  X(gm_round_trip) X(near_capacity)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)
@@ -289,6 +294,9 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src);
 void fz_features(const FzKernel *k, uint8_t out[FZ_NFEAT]);
 const char *fz_feature_name(int f);            /* NULL when out of range */
 const char *fz_op_name(int op);
+/* Kernel `kernel_seed` of a campaign runs on full-mantissa inputs (`--inputs=full`,
+ * SimOpts.full_inputs) with probability p_full_inputs, drawn from the seed alone. */
+bool fz_full_inputs(const FzPolicy *p, uint64_t kernel_seed);
 
 /* ---- coverage.c: `ptofuzz gen --coverage` --------------------------------------- */
 
@@ -357,6 +365,7 @@ typedef struct {
   uint32_t bugs;
   uint64_t input_seed, sched_seed;              /* `ptofuzz diff` uses 0 and 1 */
   int random_every;                             /* OrcOpts.random_every: 0 always (replays), campaigns sample */
+  bool full_inputs;                             /* OrcOpts.full_inputs (`--inputs=full`) */
   bool quiet;                                   /* fz_replay: the child's stdout and stderr go to /dev/null */
   void (*progress)(void *ctx, int variant, int sched);   /* fz_verdict only */
   void *ctx;
@@ -449,6 +458,7 @@ typedef struct {
   uint32_t bugs;                                /* the oracle's options: defects, */
   uint64_t input_seed, sched_seed;              /* inputs, random schedule; bisection on, random always run */
   double timeout_s;                             /* per check; 0: 20 s (a campaign's hang limit) */
+  bool full_inputs;                             /* `--inputs=full` (OrcOpts.full_inputs) */
 } FzCheckOpts;
 /* Run the oracle on one kernel text in a forked child. The distinct finding
  * signatures in report order; a child killed by a signal adds

@@ -1988,6 +1988,115 @@ static void gen_explicit(Gen *g) {
   if (outer) close_loop(g, outer);
 }
 
+/* ---- blind spots (issue 12): GM round trips, kernels near capacity ------------------------------ */
+
+/* load(W, [0, 0], [R, C][, space=]) of a workspace tensor the kernel also
+ * writes: fully valid (an inout tensor starts with input data everywhere). */
+static Val load_ws(Gen *g, int w, int dt, int R, int C, int sp) {
+  bool ks = sp != FZ_VEC;
+  FzExpr *e = call(g, FZ_OP_load, 3 + ks);
+  a_tensor(&e->a[0], w);
+  a_idx(&e->a[1], aff(0), aff(0));
+  a_idx(&e->a[2], aff(R), aff(C));
+  if (ks) a_kind(&e->a[3], FZ_A_SPACE, sp), e->a[3].kw = FZ_KW_SPACE;
+  Val r = mkval(dt, sp, R, C, R, C);
+  r.e = e;
+  r.join_ok = true;
+  charge(g, &r);
+  return r;
+}
+
+/* A GM round trip between the cores through an inout workspace W, which only
+ * expand_mixed's GM fences order (no transfer between the two accesses):
+ *   0: the vector side stores W, the cube loads it into a matmul (RAW, V -> C)
+ *   1: the cube stores a matmul result into W, the vector side loads it (RAW, C -> V)
+ *   2: the vector side loads W, then the cube overwrites it (WAR, V -> C) */
+static void blk_roundtrip(Gen *g) {
+  int dt = pick_dt(g, true, true), M = dim(g, false, g->brk[0] ? 0 : D_NOUNIT), K = dim(g, true, D_NOUNIT),
+      N = dim(g, true, g->brk[1] ? 0 : D_NOUNIT);
+  fit_mm(g, dt, &M, &K, &N, 3, 0);
+  bool tb = ch(g, g->p->p_trans_b);
+  int how = below(g, 3), adt = isint(dt) ? FZ_I32 : FZ_F32;
+  feat(g, FZ_FEAT_gm_round_trip);
+  if (how == 0) {
+    Val x = vexpr(g, dt, M, K, 0);
+    int w = tensor(g, 'W', dt, FZ_INOUT, M, K);
+    store_at(g, w, aff(0), aff(0), x.e);
+    Val a = load_ws(g, w, dt, M, K, FZ_MAT);
+    Val b = rhs_load(g, dt, K, N, tb, K, false);
+    Val c = bind(g, v_mm(g, NULL, a, b, tb), "s");
+    store(g, ch(g, 0.5) ? c : vchain(g, c, rng(g, 1, 2)));
+    return;
+  }
+  int w = tensor(g, 'W', adt, FZ_INOUT, M, N);
+  if (how == 2) {
+    Val y = load_ws(g, w, adt, M, N, FZ_VEC);
+    store(g, vchain(g, y, rng(g, 1, 2)));
+  }
+  Val a = v_load(g, dt, M, K, FZ_MAT, -1, -1, LD_PARTIAL);
+  Val b = rhs_load(g, dt, K, N, tb, a.vc[0], false);
+  Val c = bind(g, v_mm(g, NULL, a, b, tb), "s");
+  store_at(g, w, aff(0), aff(0), c.e);
+  if (how == 1) {
+    Val y = load_ws(g, w, adt, M, N, FZ_VEC);
+    store(g, vchain(g, y, rng(g, 1, 2)));
+  }
+}
+
+/* A kernel near one space's capacity (the smaller, a2a3's, so every variant
+ * compiles): several large tiles live at once, so a planner that forgets the
+ * pipe reserve or overlaps two buffers corrupts a live value (R-ALIAS) or
+ * places one past the end.
+ *   vec: L f32 loads [R, 64], all live at the first add, L + 1 buffers
+ *   mat: L pairs of mat operands, all loaded before a matmul_acc chain
+ *   left / right: one matmul whose left (or right) operand fills L0A (L0B)
+ *   acc: one matmul whose result fills L0C, stored from the cube */
+static void blk_capacity(Gen *g) {
+  int which = below(g, 4), fill = rng(g, 86, 99);
+  int64_t room = (188416 - reserve(g)) * fill / 100;
+  int L = rng(g, 2, 4), R = (int)(room / (L + 1) / 256);
+  if ((which == 0 && (R < 2 || R > 512)) || (which == 1 && g->nv2c)) which = 3;   /* the V2C reserve in mat is the compiler's to size */
+  feat(g, FZ_FEAT_near_capacity);
+  if (which == 0) {
+    Val a[4];
+    for (int i = 0; i < L; i++) a[i] = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, R, 64, 0), "a");
+    Val t = bind(g, v_bin(g, FZ_OP_add, a[0], a[1]), "t");
+    for (int i = 2; i < L; i++) t = reassign(g, t, v_bin(g, bi_op(g, FZ_F32), t, a[i]));
+    store(g, t);
+    return;
+  }
+  if (which == 1) {                             /* mat: pairs of [128, K] and [K, 8] */
+    L = rng(g, 3, 5);
+    int K = 128, per = (int)((int64_t)524288 * fill / 100 / L);
+    while (K > 16 && fbytes(FZ_F32, 128, K, false) + fbytes(FZ_F32, K, 8, false) > per) K -= 16;
+    Val a[5], b[5];
+    for (int i = 0; i < L; i++) {
+      a[i] = bind(g, v_load(g, FZ_F32, 128, K, FZ_MAT, -1, -1, 0), "a");
+      b[i] = bind(g, v_load(g, FZ_F32, K, 8, FZ_MAT, -1, -1, 0), "b");
+    }
+    Val c = bind(g, v_mm(g, NULL, a[0], b[0], false), "c");
+    for (int i = 1; i < L; i++) c = reassign(g, c, v_mm(g, &c, a[i], b[i], false));
+    store(g, c);
+    return;
+  }
+  int dt = ch(g, 0.5) ? FZ_F32 : FZ_F16, e = dt == FZ_F32 ? 4 : 2;
+  int M, K, N;
+  if (which == 2) {                             /* an operand of 64 KB: [128, 128] f32 or [128, 256] f16 */
+    M = 128, K = 65536 / 128 / e, N = 16;
+    if (ch(g, 0.5)) M = 16, N = 128;            /* ... the right operand [K, 128] instead */
+  } else {                                      /* an acc of 128 KB: [128, 256] */
+    M = 128, K = 16, N = 256;
+  }
+  Val a = v_load(g, dt, M, K, FZ_MAT, -1, -1, 0), b = v_load(g, dt, K, N, FZ_MAT, -1, -1, 0);
+  store(g, bind(g, v_mm(g, NULL, a, b, false), "c"));
+}
+
+bool fz_full_inputs(const FzPolicy *p, uint64_t kernel_seed) {
+  uint64_t z = (kernel_seed ^ 0x243F6A8885A308D3ull) * 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 29;
+  return (double)(z >> 11) * 0x1.0p-53 < p->p_full_inputs;
+}
+
 /* ---- kernel ----------------------------------------------------------------------------------- */
 
 typedef void Block(Gen *g);
@@ -2040,6 +2149,8 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
       while (r >= w[b]) r -= w[b++];
       blocks[b](g);
     }
+    if (ch(g, p->p_gm_round_trip)) blk_roundtrip(g);
+    if (ch(g, p->p_near_capacity)) blk_capacity(g);
   }
   if (k->split == 1) feat(g, FZ_FEAT_split_up_down);
   if (k->split == 2) feat(g, FZ_FEAT_split_left_right);

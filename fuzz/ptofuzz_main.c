@@ -37,7 +37,7 @@
 static const struct {
   const char *cmd, *text;
 } usages[] = {
-    {"diff", "ptofuzz diff FILE [--bugs=LIST|all] [--seed=N] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D]\n"
+    {"diff", "ptofuzz diff FILE [--bugs=LIST|all] [--seed=N] [--inputs=full|k16] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D]\n"
              "                  [--jobs=J] [--keep-work]     exit 0 clean, 3 finding; honours FILE's # flags: / # seed:\n"},
     {"run", "ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST|all] [--policy=F]\n"
             "                [--random-every=N] [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N]\n"
@@ -475,12 +475,12 @@ static int diff_real(const Src *src, uint64_t seed, uint32_t bugs, const RealToo
 }
 
 /* A reproducer's header (`ptofuzz db export`, fuzz/check.c's format): the
- * lines `# flags: --bugs=LIST [--backend=ptoas] [schedule=rr|random]` and
+ * lines `# flags: --bugs=LIST [--backend=ptoas] [--inputs=full|k16] [schedule=rr|random]` and
  * `# seed: N`, at the start of a line anywhere in the file. Sets *bugs and
- * *backend from the flags and *seed from the seed line, each only where
- * given (*bugs_set, *seed_set). False (message printed) on a malformed line. */
+ * *backend and *inputs (-1 unset, 0 k16, 1 full) from the flags and *seed from
+ * the seed line, each only where given (*bugs_set, *seed_set). False (message printed) on a malformed line. */
 static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *bugs_set, const char **backend,
-                        uint64_t *seed, bool *seed_set) {
+                        int *inputs, uint64_t *seed, bool *seed_set) {
   int line = 0;
   for (const char *p = src->text, *end = src->text + src->len; p < end;) {
     const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -502,10 +502,12 @@ static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *
           *bugs_set = true;
         } else if (!strncmp(t, "--backend=", 10) && (!strcmp(t + 10, "model") || !strcmp(t + 10, "ptoas"))) {
           *backend = !strcmp(t + 10, "ptoas") ? "ptoas" : "model";
+        } else if (!strcmp(t, "--inputs=full") || !strcmp(t, "--inputs=k16")) {
+          *inputs = t[9] == 'f';
         } else if (strcmp(t, "schedule=rr") && strcmp(t, "schedule=random")) {
           /* diff runs both schedules: the schedule a campaign saw it under is covered */
           fprintf(stderr, "%s:%d: error: # flags: unknown flag '%s' (--bugs=LIST, --backend=model|ptoas, "
-                          "schedule=rr|random)\n", file, line, t);
+                          "--inputs=full|k16, schedule=rr|random)\n", file, line, t);
           return false;
         }
       }
@@ -531,10 +533,11 @@ static int diff(int argc, char **argv) {
   OrcOpts o = {.bisect = true, .sched_seed = 1};
   const char *bugs = NULL;
   double jobs = 2;
-  bool keep = false, seeded = false;
+  bool keep = false, seeded = false, inputs_set = false;
   for (int i = 0; i < argc; i++) {
     if (seed_opt(argv[i], &o.input_seed)) seeded = true;
     else if (!strcmp(argv[i], "--keep-work")) keep = true;
+    else if (!strcmp(argv[i], "--inputs=full") || !strcmp(argv[i], "--inputs=k16")) o.full_inputs = argv[i][9] == 'f', inputs_set = true;
     else if (flag(argv[i], "--bugs=", &bugs) || flag(argv[i], "--backend=", &backend) ||
              flag(argv[i], "--ptoas=", &ptoas) || flag(argv[i], "--pto-isa=", &isa) ||
              (num(argv[i], "--jobs=", &jobs) && jobs >= 1)) {
@@ -555,7 +558,8 @@ static int diff(int argc, char **argv) {
   uint64_t hseed = 0;
   bool hbugs_set = false, hseed_set = false;
   const char *hbackend = NULL;
-  if (!diff_header(file, &src, &hbugs, &hbugs_set, &hbackend, &hseed, &hseed_set)) {
+  int hinputs = -1;
+  if (!diff_header(file, &src, &hbugs, &hbugs_set, &hbackend, &hinputs, &hseed, &hseed_set)) {
     ir_arena_free(A);
     return 1;
   }
@@ -565,6 +569,7 @@ static int diff(int argc, char **argv) {
     return 1;
   }
   if (!backend) backend = hbackend ? hbackend : "model";
+  if (!inputs_set && hinputs >= 0) o.full_inputs = hinputs == 1;
   if (!seeded && hseed_set) o.input_seed = hseed, o.sched_seed = hseed | 1;   /* as the campaign ran it */
   if ((!bugs && hbugs_set) || (!seeded && hseed_set)) {
     char names[600];
@@ -724,6 +729,7 @@ static int reduce(int argc, char **argv) {
     /* flags as a campaign writes them: "--bugs=LIST schedule=rr|random" or "--bugs=LIST --backend=ptoas" */
     for (char *t = strtok(dc.flags, " "); t; t = strtok(NULL, " "))
       if (!strcmp(t, "--backend=ptoas") && !backend) backend = "ptoas";
+      else if (!strcmp(t, "--inputs=full")) co.full_inputs = true;
       else if (!strncmp(t, "--bugs=", 7) && !ir_bugs_parse(t + 7, &co.bugs, err, sizeof err)) {
         fprintf(stderr, "ptofuzz: finding %lld: %s\n", id, err);
         db_case_free(&dc);

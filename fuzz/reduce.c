@@ -90,7 +90,7 @@ static void puts_(Buf *b, const char *s) { putn(b, s, strlen(s)); }
 bool fz_check_sigs(const char *text, size_t len, const FzCheckOpts *co, FzSigs *out) {
   memset(out, 0, sizeof *out);
   FzReplay r = {.name = "kernel", .text = text, .len = len, .bugs = co->bugs, .input_seed = co->input_seed,
-                .sched_seed = co->sched_seed, .quiet = true};
+                .sched_seed = co->sched_seed, .full_inputs = co->full_inputs, .quiet = true};
   FzVerdict v;
   fz_replay(&r, co->timeout_s > 0 ? co->timeout_s : 20.0, &v);
   for (int i = 0; i < v.n && out->n < FZ_MAXSIGS; i++) snprintf(out->sig[out->n++], FZ_SIGLEN, "%s", v.sig[i]);

@@ -51,7 +51,7 @@ void fz_verdict_lost(FzVerdict *v, int variant, bool hung, int status) {
 void fz_verdict(const FzReplay *r, FzVerdict *v) {
   memset(v, 0, sizeof *v);
   OrcOpts oo = {.bugs = r->bugs, .input_seed = r->input_seed, .sched_seed = r->sched_seed, .bisect = true,
-                .random_every = r->random_every,
+                .random_every = r->random_every, .full_inputs = r->full_inputs,
                 .progress = r->progress, .ctx = r->ctx};
   OrcResult res;
   orc_check(&(Src){r->name ? r->name : "kernel", r->text, r->len}, &oo, &res);

@@ -314,7 +314,7 @@ void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
     res->invalid = true;
     res->why = c.diag;
   } else {
-    g0 = sim_new(k, &(SimOpts){.seed = o->input_seed});
+    g0 = sim_new(k, &(SimOpts){.seed = o->input_seed, .full_inputs = o->full_inputs});
     g = sim_new(k, &(SimOpts){.inputs = g0, .memo = o->memo, .origins = true});
     if (!(k->expanded ? sim_run_machine(g, 0) : sim_run_reference(g))) {   /* lowered text is its own golden run */
       res->invalid = true;

@@ -40,6 +40,7 @@ typedef struct {
   uint32_t bugs;                                /* injected defects */
   uint64_t input_seed, sched_seed;              /* inputs; the random schedule */
   bool bisect;                                  /* find the first bad pass of non-ok results */
+  bool full_inputs;                             /* SimOpts.full_inputs (`--inputs=full`); else k/16 values */
   /* 0 or 1: every variant also runs under the random schedule (DESIGN section 8).
    * N > 1: when a variant's round-robin run is ok, its random run is sampled on one
    * kernel in N (by input seed); it always runs after a non-ok round-robin run.

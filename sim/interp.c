@@ -60,7 +60,7 @@ Elem sim_gm_get(const Gm *g, int r, int c) {
 }
 
 /* Outputs start as canaries; inputs take their initialiser or seeded small values. */
-static void gm_init(Sim *s, Gm *g, uint64_t *rng) {
+static void gm_init(Sim *s, Gm *g, uint64_t *rng, bool full) {
   const Var *v = g->v;
   g->rows = v->dim[0];
   g->cols = v->dim[1];
@@ -78,6 +78,14 @@ static void gm_init(Sim *s, Gm *g, uint64_t *rng) {
       Elem e;
       if (in) e.i = (int32_t)v->init[i];
       else e.f = (float)v->init[i];
+      put_bits(g->bytes, eb, i, sim_enc(v->dt, e));
+    }
+    return;
+  }
+  if (full && !in) {                            /* x / 2^22 for a signed 24-bit x: [-2, 2), every mantissa bit drawn */
+    for (size_t i = 0; i < n; i++) {
+      Elem e;
+      e.f = (float)((int32_t)(sim_rand(rng) >> 40) - (1 << 23)) * (1.0f / (1 << 22));
       put_bits(g->bytes, eb, i, sim_enc(v->dt, e));
     }
     return;
@@ -123,7 +131,7 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
     if (o && o->origins && g->v->dir != DIR_IN)
       g->orig = ir_alloc(s->A, (size_t)g->v->dim[0] * g->v->dim[1] * sizeof *g->orig);
     if (!o || !o->inputs) {
-      gm_init(s, g, &rng);
+      gm_init(s, g, &rng, o && o->full_inputs);
       continue;
     }
     const Gm *src = &o->inputs->gm[o->inputs->k->params[i]->id];   /* the same kernel, compiled */

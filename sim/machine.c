@@ -14,12 +14,18 @@
  *                 writer's epoch of the write (vector clocks)
  *   R-DEADLOCK    every live task blocked; says who waits on what
  *   R-STEPS       the instruction or element budget is spent
- *   R-NOOP        a replay lane stores to GM
+ *   R-NOOP        a replay lane stores to GM (interp.c), reads GM (a load,
+ *                 gather or table read that kept its window) or makes a
+ *                 tile with a nonempty valid region (DESIGN 14.8: the replay
+ *                 only creates empty tiles; its raw pops, which keep the slot
+ *                 protocol, and an assemble of empty tiles, which keeps its
+ *                 offset as valid extent but defines nothing, are exempt)
  *   R-ALIAS       a tile read finds bytes of its buffer last written by
  *                 another buffer (addressed memory, DESIGN 14.10: only when
  *                 memplan placed the buffers; values stay stored per
  *                 variable, a 16-bit tag per 32-byte granule of each
- *                 task's spaces says which buffer wrote it last)
+ *                 task's spaces says which buffer wrote it last); also a
+ *                 placed buffer that ends past its space's capacity
  * Tile ops themselves run through interp.c (sim_exec) in the task's context. */
 #include "sim.h"
 
@@ -86,6 +92,7 @@ struct Machine {
   uint32_t *tag[NT][SP_N];                      /* per task and space: the writer (var id + 1) of each 32-byte
                                                    granule, 0 none; made on the first write */
   int64_t ngran[SP_N];                          /* granules per space: up to the highest placed end */
+  int64_t cap[SP_N];                            /* each space's bytes on the kernel's target */
 };
 
 /* ---- programs --------------------------------------------------------------------- */
@@ -156,9 +163,18 @@ static uint32_t *reads(Sim *s, int id, size_t n) {
   return *r;
 }
 
+/* R-NOOP: the lane-1 replay reads no tile data from GM (DESIGN 14.8). Only
+ * lane 1 replays. Its index arithmetic, which dual_lane keeps, may read a
+ * gather's tables (gm_read): that is not tile data. */
+static void replay_read(Sim *s, const Gm *g, int r, int c, Loc loc) {
+  if (sim_in_replay(s) && !(s->op1 > 0 && ir_ops[s->op1 - 1].kind == K_GMREAD))
+    SIM_ERR(s, loc, R_NOOP, "the replay of lane %d reads '%s'[%d, %d]: a replay reads no GM", s->lane, g->v->name, r, c);
+}
+
 void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
   Machine *m = s->m;
   int id = g->v->id, T = s->task;
+  if (T == 2 && !write) replay_read(s, g, r, c, loc);
   if (!m->wr[id]) return;
   size_t i = (size_t)r * g->cols + c;
   const uint32_t *vc = m->t[T].vc;
@@ -185,6 +201,7 @@ void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc) {
 void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, const void *val, Loc loc) {
   Machine *m = s->m;
   int id = g->v->id, T = s->task;
+  if (T == 2 && !write && n > 0) replay_read(s, g, r, c, loc);
   if (!m->wr[id]) return;
   size_t base = (size_t)r * g->cols + c;
   int8_t *wr = &m->wr[id][base];
@@ -253,6 +270,9 @@ void sim_mem_def(Sim *s, const Stmt *st, int64_t pop_at) {
   uint32_t me = (uint32_t)v->id + 1;
   Machine *m = s->m;
   int64_t g0 = at / GRAN, g1 = (at + n) / GRAN;
+  if (at + n > m->cap[v->sp])
+    SIM_ERR(s, st->loc, R_ALIAS, "'%s' at %s 0x%05llx-0x%05llx ends past the space's %lld bytes", v->name,
+            ir_space_name(v->sp), (long long)at, (long long)(at + n), (long long)m->cap[v->sp]);
   if (at % GRAN || n % GRAN || g1 > m->ngran[v->sp]) die("machine: '%s' at %lld + %lld outside the planned %s", v->name,
                                                         (long long)at, (long long)n, ir_space_name(v->sp));
   sl->at[T] = (int32_t)at, sl->len[T] = (int32_t)n, sl->own[T] = me;
@@ -522,6 +542,22 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+/* R-NOOP: a tile the replay made has an empty valid region (DESIGN 14.8), or,
+ * from an assemble (whose valid extent keeps the offset), no defined element. */
+static void replay_made(Sim *s, const Stmt *st) {
+  const Var *v = st->dst;
+  if (!v || v->kind != VK_TILE) return;
+  const Slot *sl = s->slot[v->id];
+  int T = s->task;
+  if (!sl || sl->cur[T] < 0) return;
+  const Tile *t = &sl->t[T][sl->cur[T]];
+  if (!t->vr || !t->vc) return;
+  bool asm_ = st->rhs.k == A_CALL && ir_ops[st->rhs.call->op].kind == K_ASSEMBLE;
+  if (asm_ && !memchr(t->def, 1, (size_t)t->R * t->C)) return;
+  SIM_ERR(s, st->loc, R_NOOP, "the replay of lane %d makes '%s' with valid [%d, %d]: a replay does no work", s->lane,
+          v->name, t->vr, t->vc);
+}
+
 /* Run one instruction of task i; false when it has to wait. */
 static bool step(Sim *s, int i) {
   Machine *m = s->m;
@@ -560,6 +596,7 @@ static bool step(Sim *s, int i) {
     if (!pipe_op(s, t, st)) return false;
   } else {
     sim_exec(s, st);
+    if (in->replay) replay_made(s, st);
   }
   t->pc++;
   return true;
@@ -612,7 +649,8 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     if (p->slots < 1 || p->slots > MAXSLOT) die("machine: pipe with %d slots", p->slots);
   }
   s->addressed = k->planned;
-  for (int sp = 0; sp < SP_N && k->planned; sp++) m->ngran[sp] = (k->top[sp] + GRAN - 1) / GRAN;
+  for (int sp = 0; sp < SP_N && k->planned; sp++)
+    m->ngran[sp] = (k->top[sp] + GRAN - 1) / GRAN, m->cap[sp] = ir_capacity(k->target, (Space)sp);
   if (setjmp(s->jb)) {
     s->mc = s->addressed = false;
     return false;

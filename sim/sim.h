@@ -62,6 +62,10 @@ typedef struct Sim Sim;
 typedef struct MatMemo MatMemo;
 typedef struct {
   uint64_t seed;
+  /* float inputs with full 24-bit mantissas in [-2, 2) (rounded to the tensor's
+   * dtype), instead of k/16: sums of k/16 products are exact in any order, so
+   * only these show an accumulation-order bug (DESIGN 10, --inputs=full) */
+  bool full_inputs;
   uint64_t max_steps;                           /* element operations; 0: default */
   const Sim *inputs;                            /* copy the inputs of this (unrun) simulation instead */
   MatMemo *memo;                                /* matmul results shared by the runs of one kernel */

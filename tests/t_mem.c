@@ -3,7 +3,8 @@
  * that the machine runs it clean to the reference outputs, then moves one
  * buffer's offset (Var.off) as a broken planner would and checks the machine's
  * verdict: R-ALIAS naming the reader and the writer when the moved buffer
- * overwrites a live one, a clean run when it lands clear of every other. */
+ * overwrites a live one or ends past its space's capacity, a clean run when
+ * it lands clear of every other. */
 #include "sim.h"
 #include "tap.h"
 
@@ -69,6 +70,10 @@ static const Case cases[] = {
        a = load(A, [0, 0], [16, 64], valid=[8, 64]); b = load(A, [8, 0], [8, 64]); c = adds(b, 1.0);
        store(O, [0, 0], a); store(P, [0, 0], c); }),
    "b", "a", 1792, "R-ALIAS", "'a'", "'b'"},
+  {"mem-11", "a buffer placed past its space's capacity (a planner that forgot a reserve in its check) is R-ALIAS at its def",
+   K(kernel k(A: f32[16, 64] in, O: f32[16, 64] out) split(none) target(a5) slots(2) {
+       a = load(A, [0, 0], [16, 64]); b = adds(a, 1.0); c = add(a, b); store(O, [0, 0], c); }),
+   "b", "a", 245760 - 2048, "R-ALIAS", "'b'", "past the space's 245760 bytes"},
 };
 
 static Var *find(Kernel *k, const char *name) {
