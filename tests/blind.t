@@ -22,7 +22,8 @@ ok $? "blind-4.2 p_full_inputs = 0: no test case names an input mode ($m of $tc)
 "$F" diff "$T/r.ptk" --bugs=odd-floor-half --inputs=full >/dev/null 2>&1
 [ $? = 3 ]
 ok $? "blind-4.3 the exported finding replays with diff --inputs=full (exit 3)"
-"$F" diff "$T/r.ptk" --inputs=full > "$T/d1" 2>&1 && "$F" diff "$T/r.ptk" --inputs=k16 > "$T/d2" 2>&1 && grep -q '^verdict=clean' "$T/d1"
+grep -v '^# flags:' "$T/r.ptk" > "$T/r0.ptk"                  # without its --bugs= header: the clean compiler
+"$F" diff "$T/r0.ptk" --inputs=full > "$T/d1" 2>&1 && "$F" diff "$T/r0.ptk" --inputs=k16 > "$T/d2" 2>&1 && grep -q '^verdict=clean' "$T/d1"
 ok $? "blind-4.4 the clean compiler is clean on it under both input modes"
 "$F" diff "$T/r.ptk" --inputs=half >/dev/null 2>&1
 [ $? = 1 ]
