@@ -116,6 +116,50 @@ static void set_int(Arg *a, int64_t x) {
   a->isint = true;
 }
 
+/* Does a compound statement pop the direction somewhere inside it? */
+static bool pops_inside(const Stmt *s, int dir) {
+  if (s->k == S_OP) return s->rhs.k == A_CALL && s->rhs.call->op == OP_tpop && s->rhs.call->args[0].e == dir;
+  for (int i = 0; i < s->body.n; i++)
+    if (pops_inside(s->body.v[i], dir)) return true;
+  for (int i = 0; i < s->other.n; i++)
+    if (pops_inside(s->other.v[i], dir)) return true;
+  return false;
+}
+
+/* Every read of `from` in s reads `to` instead. */
+static void rename_uses(Stmt *s, const Var *from, Var *to) {
+  if (s->k != S_OP) {
+    for (int i = 0; i < s->body.n; i++) rename_uses(s->body.v[i], from, to);
+    for (int i = 0; i < s->other.n; i++) rename_uses(s->other.v[i], from, to);
+    return;
+  }
+  if (s->rhs.k == A_VAR) {
+    if (s->rhs.var == from) s->rhs.var = to;
+    return;
+  }
+  Call *c = s->rhs.call;
+  for (int i = 0; i < c->nargs; i++)
+    if (c->args[i].k == A_VAR && c->args[i].var == from) c->args[i].var = to;
+}
+
+/* A C2V entry still read after a statement that pops C2V inside it (a loop or
+ * branch) cannot keep its slot: the inner pops are freed inside, and frees
+ * release the oldest entry, so the slot would go first. The entry is copied
+ * into a buffer of its own (adds of -0.0 / 0: the same bits) right after the
+ * pop, later reads take the copy, and the slot is freed at once. */
+static Stmt *copy_out(EM *e, Body *b, int at) {
+  Var *v = b->v[at]->dst, *c = ir_temp(e->c, e->k, "cp", VK_TILE, b->v[at]->loc);
+  c->dt = v->dt, c->sp = SP_VEC, c->R = v->R, c->C = v->C, c->lane = v->lane, c->differ = v->differ;
+  c->svr = v->svr, c->svc = v->svc, c->off = -1;
+  Stmt *cp = op_stmt(e, b->v[at]->loc, c, OP_adds, 2);
+  cp->rhs.call->args[0].k = A_VAR, cp->rhs.call->args[0].var = v;
+  cp->rhs.call->args[1].k = A_NUM;
+  cp->rhs.call->args[1].isint = ir_dtype_int(v->dt);
+  cp->rhs.call->args[1].num = ir_dtype_int(v->dt) ? 0.0 : -0.0;
+  for (int i = at + 1; i < b->n; i++) rename_uses(b->v[i], v, c);
+  return cp;
+}
+
 /* Insert tfree(dir) for every tpop of this body after its last use, and note
  * the most entries live at once per direction. */
 static void place_frees(EM *e, Body *b) {
@@ -159,6 +203,16 @@ static void place_frees(EM *e, Body *b) {
     note_last(b->v[i], i, e->mark);
   }
   for (int p = 0; p < np; p++) e->mark[pops[p].v->id] = -1;
+  /* the next compound statement that pops C2V inside, from each position */
+  int *nextc = ir_alloc_raw(A, (size_t)(n + 1) * sizeof *nextc);
+  Stmt **copies = ir_alloc(A, (size_t)n * sizeof *copies);
+  nextc[n] = n;
+  for (int i = n - 1; i >= 0; i--) nextc[i] = b->v[i]->k != S_OP && pops_inside(b->v[i], PIPE_C2V) ? i : nextc[i + 1];
+  for (int p = 0; p < np; p++)
+    if (pops[p].dir == PIPE_C2V && nextc[pops[p].at + 1] <= last[p]) {
+      copies[pops[p].at] = copy_out(e, b, pops[p].at);
+      last[p] = pops[p].at;
+    }
   int prev[2] = {-1, -1};
   for (int p = 0; p < np; p++) {                /* frees keep pop order per direction */
     int d = pops[p].dir;
@@ -190,6 +244,7 @@ static void place_frees(EM *e, Body *b) {
   Body out = {0};
   for (int i = 0; i < n; i++) {
     ir_body_push(e->c, &out, b->v[i]);
+    if (copies[i]) ir_body_push(e->c, &out, copies[i]);
     for (int p = head[i]; p >= 0; p = nx[p]) {
       Stmt *f = op_stmt(e, b->v[i]->loc, NULL, OP_tfree, 1);
       set_dir(&f->rhs.call->args[0], pops[p].dir);
