@@ -15,7 +15,9 @@
  * one kernel is killed and the kernel recorded as a hang. With --shard=I/N
  * the campaign checks only the kernels i with i mod N = I (worker w: I + N*w,
  * then every N*J-th); a kernel's text and seeds depend on (seed, i) alone, so
- * the N shards' databases merged hold what one campaign over the range holds.
+ * the N shards' databases merged hold what one campaign over the range holds
+ * (each test case carries its kernel index i, by which the merge keeps the
+ * lowest, as this kernel-order commit does).
  *
  * Stopping. SIGINT and SIGTERM are blocked in the parent for the whole run
  * and read from a signalfd that sits in the parent's poll set, so no handler
@@ -350,7 +352,7 @@ static bool record(Parent *p, const Msg *m) {
   else snprintf(flags, sizeof flags, "--bugs=%s schedule=%s%s", names, m->sched ? "random" : "rr",
                 fz_full_inputs(p->pol, fz_kernel_seed(p->o->seed, m->index)) ? " --inputs=full" : "");
   DbTestcase t = {m->s[8], NULL, m->s[9], flags,
-                  fz_kernel_seed(p->o->seed, m->index), fz_count_stmts(m->s[8])};
+                  fz_kernel_seed(p->o->seed, m->index), fz_count_stmts(m->s[8]), true, m->index};
   if (db_record(p->db, p->campaign, &f, &t, &is_new, err, sizeof err) < 0) {
     snprintf(p->dberr, sizeof p->dberr, "%s", err);
     return false;

@@ -18,7 +18,9 @@
  * flight, and then, as in a campaign, nothing else of that kernel. Findings,
  * summaries, test cases and flags are written as a campaign writes them
  * (fuzz/campaign.c record()); the test case's seed is 0, so `ptofuzz reduce
- * --finding=ID` replays it with diff's seeds.
+ * --finding=ID` replays it with diff's seeds, and it has no kernel index (a
+ * file's position in one import says nothing about its place among another
+ * import's files, so a merge must not order test cases by it).
  *
  * The defects in force: --bugs=LIST, else PTOFUZZ_BUGS (as the fuzz target
  * had them). Without --engine: afl when a file's name starts with "id:" (AFL++
@@ -193,7 +195,7 @@ static bool put(Db *db, int64_t camp, const char *sig, const char *kind, const c
                 const char *op, const char *pass, const char *pattern, const char *summary, const char *text,
                 const char *variant, const char *flags, int *nnew) {
   DbFinding f = {sig, kind, mode, code, op, pass, pattern, summary, pass};
-  DbTestcase t = {text, NULL, variant, flags, 0, 0};
+  DbTestcase t = {text, NULL, variant, flags, 0, 0, false, 0};   /* no kernel index: see the header */
   char err[256];
   bool is_new;
   if (db_record(db, camp, &f, &t, &is_new, err, sizeof err) < 0) {

@@ -5,7 +5,7 @@
  * and several processes may write it at once: each waits up to 10 s for the
  * write lock (busy_timeout) and retries a busy BEGIN or COMMIT a few times.
  * The schema version is PRAGMA user_version; PRAGMA application_id marks the
- * file as ours ('PTOF'). Schema version 2, in full:
+ * file as ours ('PTOF'). Schema version 3, in full:
  *
  *   CREATE TABLE campaign(
  *     id INTEGER PRIMARY KEY,
@@ -38,7 +38,8 @@
  *     seed INTEGER,             -- oracle input seed (uint64 bit pattern)
  *     variant TEXT,             -- none@a2a3, up_down, ...
  *     flags TEXT,               -- e.g. --bugs=odd-floor-half
- *     statements INTEGER);      -- statement count of kernel
+ *     statements INTEGER,       -- statement count of kernel
+ *     kernel_index INTEGER);    -- v3: i of the campaign's kernel i; NULL: none (import, no campaign, older)
  *   CREATE INDEX testcase_finding ON testcase(finding);
  *   CREATE UNIQUE INDEX campaign_uid ON campaign(uid);                      -- v2
  *   CREATE TABLE sighting(                                                   -- v2
@@ -62,6 +63,8 @@
  * upgrade are still recognised; sightings are rebuilt from the test cases,
  * and the hits they miss (test cases are capped) go to the finding's first
  * campaign. A new campaign's uid is 32 hex digits from /dev/urandom.
+ * Version 3 added campaign_variant and testcase.kernel_index (NULL in the
+ * test cases of an upgraded file).
  *
  * Merging (db_merge) goes by identity: a campaign whose uid the target
  * already holds is skipped with its sightings, hits and test cases, so the
@@ -69,6 +72,20 @@
  * then B into C and A into C); finding hits are summed over the campaigns
  * that are new. Hits recorded outside a campaign have no identity and are
  * added by every merge that carries them.
+ *
+ * Which test cases a finding keeps after a merge (merge_testcases): d's and
+ * the other file's new ones (not a duplicate of one d holds) are pooled. When
+ * the pool's indexed test cases all come from campaigns of one seed and
+ * policy, kernel i is the same kernel in all of them, so the pool is ordered
+ * as one campaign over those kernels would have recorded it: a reduced one
+ * first (a reduction is never dropped), then by kernel index, NULL last, then
+ * by id (d's before the other file's); and when both files have an indexed
+ * test case of the finding and the other file's lowest index is lower, its
+ * summary replaces d's (a summary is written by the finding's first hit,
+ * which a campaign commits in kernel order). Otherwise the pool keeps id
+ * order: d's first, then the other file's, as before version 3. Either way the
+ * first DB_TESTCASE_CAP stay. Shards of one campaign merged in any order thus
+ * keep what one run over their kernels keeps.
 
  * At most DB_TESTCASE_CAP test cases are kept per finding (the first ones), to
  * bound the file. Foreign keys are enforced. Timestamps are written, never
@@ -125,13 +142,15 @@ static const char *const upgrade[DB_SCHEMA_VERSION] = {
     " WHERE campaign = (SELECT min(s.campaign) FROM sighting s WHERE s.finding = sighting.finding);",
     /* 2 -> 3: unsupported counts per campaign and variant, for the dashboard */
     "CREATE TABLE campaign_variant(campaign INTEGER REFERENCES campaign(id), variant TEXT NOT NULL,"
-    " valid INTEGER, unsupported INTEGER, PRIMARY KEY(campaign, variant));",
+    " valid INTEGER, unsupported INTEGER, PRIMARY KEY(campaign, variant));"
+    /* and the campaign kernel index of a test case, for merges (see the header comment) */
+    "ALTER TABLE testcase ADD COLUMN kernel_index INTEGER;",
 };
 
 /* Add a test case unless its finding (?1) already has ?9 of them. */
 static const char add_testcase_sql[] =
-    "INSERT INTO testcase(finding, campaign, kernel, reduced, seed, variant, flags, statements)"
-    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
+    "INSERT INTO testcase(finding, campaign, kernel, reduced, seed, variant, flags, statements, kernel_index)"
+    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10"
     " WHERE (SELECT count(*) FROM testcase WHERE finding = ?1) < ?9";
 
 struct Db {
@@ -527,6 +546,7 @@ static int64_t record1(Db *d, int64_t campaign, const DbFinding *f, const DbTest
        (campaign > 0 ? bind_int(d, s, 2, campaign) : bind_null(d, s, 2)) && bind_text(d, s, 3, t->kernel) &&
        bind_text(d, s, 4, t->reduced) && bind_int(d, s, 5, to_s64(t->seed)) && bind_text(d, s, 6, t->variant) &&
        bind_text(d, s, 7, t->flags) && bind_int(d, s, 8, t->statements) && bind_int(d, s, 9, DB_TESTCASE_CAP) &&
+       (campaign > 0 && t->indexed ? bind_int(d, s, 10, t->kernel_index) : bind_null(d, s, 10)) &&
        done(d, s, "recording a test case");
   fin(&s);
   return ok ? id : -1;
@@ -761,32 +781,69 @@ static bool merge_sightings(Db *d, Db *o, const CampMaps *m, int64_t from, int64
   return ok && rc == SQLITE_DONE;
 }
 
+/* The lowest kernel index among finding id's test cases in d: true and *lo,
+ * or false when none has one (or on error: *err set). */
+static bool min_index(Db *d, int64_t id, int64_t *lo, bool *err) {
+  sqlite3_stmt *s = prep(d, "SELECT min(kernel_index) FROM testcase WHERE finding = ?1");
+  int rc = s && bind_int(d, s, 1, id) ? step(d, s, "reading test cases") : 0;
+  bool has = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL;
+  if (has) *lo = col_int(s, 0);
+  *err = rc != SQLITE_ROW;
+  fin(&s);
+  return has;
+}
+
 /* Copy o's test cases of finding `from` to d's finding `to`: not those of a
  * known campaign, not one d's finding already holds (same text, seed, variant
- * and flags), up to the per-finding cap. */
-static bool merge_testcases(Db *d, Db *o, const CampMaps *m, int64_t from, int64_t to) {
-  sqlite3_stmt *q = prep(o, "SELECT kernel, reduced, seed, variant, flags, statements, campaign"
+ * and flags). Then keep DB_TESTCASE_CAP of the pool, and maybe take o's
+ * summary (column 8 of o's finding row fq), as the header comment says. */
+static bool merge_testcases(Db *d, Db *o, const CampMaps *m, int64_t from, int64_t to, sqlite3_stmt *fq) {
+  int64_t dlo = 0, olo = 0;
+  bool bad = false, dhas = min_index(d, to, &dlo, &bad), ohas = false;
+  if (bad) return false;
+  sqlite3_stmt *q = prep(o, "SELECT kernel, reduced, seed, variant, flags, statements, kernel_index, campaign"
                             " FROM testcase WHERE finding = ?1 ORDER BY id");
   sqlite3_stmt *s = q ? prep(d, "INSERT INTO testcase(finding, campaign, kernel, reduced, seed, variant, flags,"
-                                " statements) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8"
-                                " WHERE (SELECT count(*) FROM testcase WHERE finding = ?1) < ?9 AND NOT EXISTS"
-                                " (SELECT 1 FROM testcase WHERE finding = ?1 AND kernel = ?3 AND seed IS ?5"
-                                "  AND variant IS ?6 AND flags IS ?7)")
+                                " statements, kernel_index) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9"
+                                " WHERE NOT EXISTS (SELECT 1 FROM testcase WHERE finding = ?1 AND kernel = ?3"
+                                "  AND seed IS ?5 AND variant IS ?6 AND flags IS ?7)")
                       : NULL;
   int rc = s && bind_int(o, q, 1, from) ? SQLITE_ROW : 0;
   bool ok = rc;
   while (ok && (rc = step(o, q, "reading test cases")) == SQLITE_ROW) {
     const CampMap *c = NULL;
-    bool nocamp = sqlite3_column_type(q, 6) == SQLITE_NULL;
-    if (!nocamp && (!(c = camp_find(m, col_int(q, 6))) || c->known)) continue;   /* no such campaign: dangling */
+    bool nocamp = sqlite3_column_type(q, 7) == SQLITE_NULL;
+    if (!nocamp && (!(c = camp_find(m, col_int(q, 7))) || c->known)) continue;   /* no such campaign: dangling */
+    if (sqlite3_column_type(q, 6) != SQLITE_NULL && (!ohas || col_int(q, 6) < olo)) ohas = true, olo = col_int(q, 6);
     ok = bind_int(d, s, 1, to) && (nocamp ? bind_null(d, s, 2) : bind_int(d, s, 2, c->to));
-    for (int k = 0; k < 6 && ok; k++) ok = bind_col(d, s, 3 + k, q, k);
-    ok = ok && bind_int(d, s, 9, DB_TESTCASE_CAP) && done(d, s, "copying a test case");
+    for (int k = 0; k < 7 && ok; k++) ok = bind_col(d, s, 3 + k, q, k);
+    ok = ok && done(d, s, "copying a test case");
     rewind_stmt(s);
   }
+  ok = ok && rc == SQLITE_DONE;
   fin(&s);
   fin(&q);
-  return ok && rc == SQLITE_DONE;
+  /* one seed and policy behind every indexed test case of the pool: kernel order applies */
+  bool ordered = false;
+  if (ok && (ok = (s = prep(d, "SELECT count(*) FROM (SELECT DISTINCT c.seed, c.policy FROM testcase t"
+                               " JOIN campaign c ON c.id = t.campaign"
+                               " WHERE t.finding = ?1 AND t.kernel_index IS NOT NULL)")) &&
+                  bind_int(d, s, 1, to) && step(d, s, "reading test cases") == SQLITE_ROW))
+    ordered = col_int(s, 0) == 1;
+  fin(&s);
+  ok = ok &&
+       (s = prep(d, ordered ? "DELETE FROM testcase WHERE finding = ?1 AND id NOT IN (SELECT id FROM testcase"
+                              " WHERE finding = ?1 ORDER BY reduced IS NULL, kernel_index IS NULL, kernel_index, id"
+                              " LIMIT ?2)"
+                            : "DELETE FROM testcase WHERE finding = ?1 AND id NOT IN (SELECT id FROM testcase"
+                              " WHERE finding = ?1 ORDER BY id LIMIT ?2)")) &&
+       bind_int(d, s, 1, to) && bind_int(d, s, 2, DB_TESTCASE_CAP) && done(d, s, "capping test cases");
+  fin(&s);
+  if (ok && ordered && dhas && ohas && olo < dlo)
+    ok = (s = prep(d, "UPDATE finding SET summary = coalesce(?2, summary) WHERE id = ?1")) && bind_int(d, s, 1, to) &&
+         bind_col(d, s, 2, fq, 8) && done(d, s, "updating a summary");
+  fin(&s);
+  return ok;
 }
 
 /* The merge proper, inside d's write and o's read transaction. */
@@ -823,7 +880,7 @@ static bool merge_rows(Db *d, Db *o, DbMergeStats *st) {
       rewind_stmt(u);
     }
     if (st) st->hits += add;
-    ok = ok && merge_sightings(d, o, &m, from, to) && merge_testcases(d, o, &m, from, to);
+    ok = ok && merge_sightings(d, o, &m, from, to) && merge_testcases(d, o, &m, from, to, q);
   }
   ok = ok && rc == SQLITE_DONE;
   fin(&q);

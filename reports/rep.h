@@ -60,6 +60,8 @@ typedef struct {
   const char *reduced, *variant, *flags;        /* NULL: stored as NULL */
   uint64_t seed;
   int statements;
+  bool indexed;                                 /* kernel_index holds the campaign's kernel index */
+  int64_t kernel_index;                         /* i of kernel i (stored only with a campaign) */
 } DbTestcase;
 
 /* One transaction: insert the finding (hits 1, status new) or bump it (hits+1,
@@ -107,8 +109,12 @@ int db_fixed_testcases(Db *d, void (*cb)(void *ctx, int64_t finding, const char 
  * are copied (renumbered). New signatures are added (keeping their status);
  * known ones get the hits of the new campaigns (and hits recorded outside any
  * campaign) added, first/last seen min/max, a missing first bad pass or
- * summary filled in, and keep their status; test cases are copied up to the
- * per-finding cap, skipping ones d's finding already holds. The other file is
+ * summary filled in, and keep their status; test cases are copied, skipping
+ * ones d's finding already holds, and the finding keeps DB_TESTCASE_CAP of
+ * them: when every indexed one comes from campaigns of one seed and policy,
+ * those with the lowest kernel index (and the summary of the lower of the two
+ * files' lowest), as one campaign over all those kernels keeps; otherwise the
+ * first ones (d's, then the other file's). The other file is
  * only read; it must be a findings database of this schema version that
  * passes PRAGMA quick_check, and not d's own file. Returns the number of
  * findings new to d, or -1; st (may be NULL) gets the counts. */

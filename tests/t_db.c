@@ -3,7 +3,8 @@
  * all-or-nothing failures), the db command's list / show / stats / export
  * output, status and the fixed-kernel callback, merge by signature, reopening,
  * two handles on one file, several writer processes at once, and a writer
- * killed with SIGKILL mid-campaign. Files live in a mkdtemp directory that is
+ * killed with SIGKILL mid-campaign, and which test cases and summary a merge
+ * keeps (kernel index order). Files live in a mkdtemp directory that is
  * removed at the end. */
 #include "rep.h"
 #include "tap.h"
@@ -148,6 +149,31 @@ static bool shard(const char *file, uint64_t seed, int64_t kernels, const char *
   }
   ok = ok && db_campaign_end(d, c, kernels, 1.0);
   if (!ok) tap_diag("shard %s: %s", file, d ? db_errmsg(d) : err);
+  db_close(d);
+  return ok;
+}
+
+/* A file `file` with one campaign (seed, policy "gen.policy") in which finding
+ * sig is hit by the kernels in `hits`, in that order: "k3" kernel index 3,
+ * "n3" a kernel without an index (kernel text "kernel k3() {}", summary "at
+ * k3"). False (diagnosed) on an error. */
+static bool order_file(const char *file, const char *sig, uint64_t seed, const char *hits) {
+  char err[256] = "";
+  Db *d = db_open(path(file), err, sizeof err);
+  int64_t c = d ? db_campaign_begin(d, &(DbCampaign){.engine = "prng", .seed = seed, .policy = "gen.policy"}) : -1;
+  bool ok = c > 0;
+  char copy[128], text[64], summary[32];
+  snprintf(copy, sizeof copy, "%s", hits);
+  for (char *w = strtok(copy, " "); ok && w; w = strtok(NULL, " ")) {
+    snprintf(text, sizeof text, "kernel %s() {}\n", w);
+    snprintf(summary, sizeof summary, "at %s", w);
+    DbFinding f = finding(sig, "mismatch", summary);
+    DbTestcase tc = testcase(text, (uint64_t)atoi(w + 1));
+    tc.indexed = w[0] == 'k', tc.kernel_index = atoi(w + 1);
+    ok = db_record(d, c, &f, &tc, NULL, err, sizeof err) > 0;
+  }
+  ok = ok && db_campaign_end(d, c, 10, 0.1);
+  if (!ok) tap_diag("%s: %s", file, d ? db_errmsg(d) : err);
   db_close(d);
   return ok;
 }
@@ -508,6 +534,46 @@ int main(void) {
   Db *ex = db_open_existing(path("e.db"), err, sizeof err);
   tap_ok(&t, ex && db_schema_version(ex) == DB_SCHEMA_VERSION, "db-14.5", "db_open_existing opens an existing file");
   db_close(ex);
+
+  /* ---- 15. which test cases and summary a merge keeps (kernel index order) ------------------------- */
+  static const struct {
+    const char *id, *into, *from;               /* hits of the target, of the merged file */
+    uint64_t into_seed, from_seed;
+    const char *kept, *summary;                 /* kernels kept after the merge, the summary */
+    bool reduced;                               /* the target's first test case is reduced */
+  } ord[] = {
+      {"db-15.1", "k1 k3 k5 k7", "k0 k2 k4", 7, 7, "k0 k1 k2", "at k0", false}, /* incoming lower: its cases and summary */
+      {"db-15.2", "k0 k2 k4", "k1 k3 k5 k7", 7, 7, "k0 k1 k2", "at k0", false}, /* the other order: the same rows */
+      {"db-15.3", "k1 k3 k5", "k0 k2", 7, 8, "k1 k3 k5", "at k1", false},       /* other seed: first ones, target's summary */
+      {"db-15.4", "n1 n2", "k6 k4", 7, 7, "k4 k6 n1", "at n1", false},          /* no index sorts last; summary needs both */
+      {"db-15.5", "k2 k9", "k1 k2 k5", 7, 7, "k1 k2 k5", "at k1", false},       /* a duplicate (k2) counts once */
+      {"db-15.6", "k3 k4 k5", "k0 k1 k2", 7, 7, "k3 k0 k1", "at k0", true}, /* a reduction is kept */
+  };
+  for (size_t i = 0; i < sizeof ord / sizeof *ord; i++) {
+    const char *sig = "mismatch|up_down|-|tadd|auto_split|tail";
+    char into[32], from[32];
+    snprintf(into, sizeof into, "o%zu.db", i), snprintf(from, sizeof from, "p%zu.db", i);
+    bool okm = order_file(into, sig, ord[i].into_seed, ord[i].into) && order_file(from, sig, ord[i].from_seed, ord[i].from);
+    Db *o = okm ? db_open(path(into), err, sizeof err) : NULL;
+    okm = o && (!ord[i].reduced || db_set_reduced(o, 1, "kernel r() {}\n", err, sizeof err)) &&
+          db_merge(o, path(from), NULL, err, sizeof err) == 0;
+    out = okm ? capture(o, 's', 1, &rc) : NULL;
+    char want[64], kept[64];
+    snprintf(want, sizeof want, "summary         %s\n", ord[i].summary);
+    bool good = out && rc == 0 && strstr(out, want);
+    int nk = 0;
+    snprintf(kept, sizeof kept, "%s", ord[i].kept);
+    for (char *w = strtok(kept, " "); good && w; w = strtok(NULL, " "), nk++) {
+      snprintf(want, sizeof want, "kernel %s() {}", w);
+      good = count(out, want) == 1;
+    }
+    good = good && count(out, "\ntestcase ") == nk && (!ord[i].reduced || strstr(out, "kernel r() {}"));
+    if (!tap_ok(&t, good, ord[i].id, "merge of [%s] into [%s] keeps [%s], summary '%s'", ord[i].from, ord[i].into,
+                ord[i].kept, ord[i].summary))
+      tap_diag("%s", out ? out : err);
+    free(out);
+    db_close(o);
+  }
 
   db_close(a);
   rm_dir();
