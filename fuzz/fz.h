@@ -327,6 +327,7 @@ typedef struct {
   bool quiet;
   int trials;                                   /* bench defects: campaigns per defect */
   const char *engine, *engine_bin;              /* bench defects --engine=libfuzzer|afl, its binary (bench.c) */
+  const char *engine_seeds;                     /* bench defects --seeds=DIR: libFuzzer's read-only seed corpus */
   /* the back ends (DESIGN section 13): FZ_MODEL, FZ_PTOAS or both */
   int backend;
   int real_every;                               /* the real back end checks kernel i when i % real_every == 0 */

@@ -963,7 +963,7 @@ static Val vexpr(Gen *g, int dt, int R, int C, int d) {
     switch (below(g, 4)) {
     case 0: x = leaf(g, dt, R, C); break;
     case 1: {
-      Val e = vexpr(g, dt, R, C, d + 1);   /* choices in a fixed order (docs/fuzzing.md, Determinism) */
+      Val e = vexpr(g, dt, R, C, d + 1);   /* choices in a fixed order: docs/fuzzing.md, "Byte seeds" */
       x = v_un(g, un_op(g, dt), e);
       break;
     }

@@ -45,7 +45,7 @@ static const struct {
     {"bench", "ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST|all]\n"
               "                [--random-every=N] [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
               "ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
-              "ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N]\n"},
+              "ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N] [--seeds=DIR]\n"},
     {"db", "ptofuzz db init|list|stats [--db=F]     init: create (or upgrade) the file\n"
            "ptofuzz db show|export ID [--db=F]\n"
            "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
@@ -312,11 +312,15 @@ static int bench_defects(int argc, char **argv) {
     else if (num(a, "--trials=", &v) && v >= 1 && v <= 1000) o.trials = (int)v;
     else if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
     else if (seed_opt(a, &o.seed)) {
-    } else if (flag(a, "--engine-bin=", &o.engine_bin)) {
+    } else if (flag(a, "--engine-bin=", &o.engine_bin) || flag(a, "--seeds=", &o.engine_seeds)) {
     } else if (flag(a, "--engine=", &o.engine)) {
       if (strcmp(o.engine, "libfuzzer") && strcmp(o.engine, "afl"))
         return bad_arg("bench defects", a, "--engine= takes libfuzzer or afl:");
     } else if (!flag(a, "--policy=", &o.policy_path)) return bad_arg("bench defects", a, NULL);
+  }
+  if (o.engine_seeds && (!o.engine || strcmp(o.engine, "libfuzzer"))) {
+    fputs("ptofuzz: bench defects: --seeds= needs --engine=libfuzzer\n", stderr);
+    return 1;
   }
   return fz_bench_defects(&o);
 }

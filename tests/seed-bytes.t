@@ -4,7 +4,8 @@
 # kernel, corpus/bytes/defect-odd-floor-half is what it writes for kernel 2 of
 # seed 2, and every corpus/bytes/defect-NAME input is clean on the clean
 # compiler and aborts the fuzz target with defect NAME on; the crash file of
-# odd-floor-half imports as the finding a campaign with that defect records.
+# odd-floor-half imports as the finding a campaign with that defect records;
+# the libFuzzer build, when there is one, signs the seeds as this build does.
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 S="$B/bin/ptofuzz-stdin"
@@ -41,4 +42,20 @@ for f in "$C"/defect-*; do
 done
 [ $k = 19 ]
 ok $? "seedbytes-4.1 one seed per defect in defects.def (19)"
+
+# The libFuzzer build is clang's, this one usually gcc's: the same bytes must
+# give the same kernel (no choice depends on argument evaluation order).
+L=build-libfuzzer/bin/ptofuzz-libfuzzer
+if [ -x "$L" ]; then
+  j=0
+  for d in lr-odd-unpadded placement-from-box slot-oversubscribe; do
+    j=$((j + 1))
+    PTOFUZZ_BUGS=$d "$S" < "$C/defect-$d" 2>&1 | grep '^signature=' > "$T/s.gcc"
+    PTOFUZZ_BUGS=$d "$L" "$C/defect-$d" 2>&1 | grep '^signature=' > "$T/s.lf"
+    [ -s "$T/s.gcc" ] && cmp -s "$T/s.gcc" "$T/s.lf"
+    ok $? "seedbytes-5.$j $d: the libFuzzer target prints the signatures this build's target prints"
+  done
+else
+  ok 0 "seedbytes-5.1 # SKIP $L not built (make libfuzzer)"
+fi
 plan
