@@ -351,7 +351,7 @@ static bool seed_crashes(const char *bin, const char *seed, int d) {
 
 /* One engine run with defect d, seed r+1, at most S seconds: its wall time and,
  * when it left a crash file, the file's signatures. */
-static bool engine_run(const char *bin, bool afl, int d, int r, double S, double *t, FzVerdict *v) {
+static bool engine_run(const char *bin, const char *seeds, bool afl, int d, int r, double S, double *t, FzVerdict *v) {
   char dir[] = "/tmp/ptofuzz-bench-XXXXXX", a[8][4200], crashes[300];
   if (!mkdtemp(dir)) die("mkdtemp: %s", strerror(errno));
   const char *dict = access("fuzz/ptofuzz.dict", R_OK) ? NULL : "fuzz/ptofuzz.dict";
@@ -383,6 +383,7 @@ static bool engine_run(const char *bin, bool afl, int d, int r, double S, double
     argv[n++] = "-max_len=512", argv[n++] = "-len_control=10", argv[n++] = "-timeout=25";
     if (dict) argv[n++] = a[4];
     argv[n++] = a[0];
+    if (seeds) argv[n++] = (char *)seeds;       /* read only: libFuzzer writes the first directory */
   }
   argv[n] = NULL;
   fflush(NULL);
@@ -461,7 +462,7 @@ static int bench_engine(const FzRunOpts *o) {
     for (int r = 0; r < N; r++) {
       FzVerdict v;
       double t;
-      bool f = engine_run(bin, afl, d, r, S, &t, &v);
+      bool f = engine_run(bin, o->engine_seeds, afl, d, r, S, &t, &v);
       found += f;
       ts[r] = f ? t : S;
       for (int k = 0; k < v.n; k++) sigset_add(u, v.sig[k], r);

@@ -5,7 +5,16 @@
  * answers from its bytes while they last and then with the defaults: choice 0
  * for fz_below/fz_range and "no" for fz_chance, so generation ends with a
  * small valid kernel. A byte of 0 also means "no": a fuzzer's zero bytes and an
- * exhausted buffer agree. */
+ * exhausted buffer agree.
+ *
+ * Recording. A PRNG source can also write each of its choices as the bytes
+ * that make a byte source answer the same (fz_src_record): fz_below(n) = v as
+ * v in 1, 2 or 4 little-endian bytes (the width the byte source reads for n),
+ * fz_chance true as 0xff and false as 0x00, and nothing for a choice that
+ * reads no byte (n <= 1, p <= 0, p >= 1). Every recorded kernel is then a
+ * fuzzer input that generates the same kernel, except when a chance below
+ * 1/256 came out true (no byte says yes to it; rec_lost). Recording only
+ * observes: the PRNG draws the same numbers with or without it. */
 #include "fz.h"
 
 static uint64_t splitmix(uint64_t *x) {
@@ -43,6 +52,20 @@ void fz_src_bytes(FzSrc *s, const uint8_t *buf, size_t len) {
 
 size_t fz_src_used(const FzSrc *s) { return s->bytes ? s->pos : 0; }
 
+void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap) {
+  s->rec = buf;
+  s->rec_cap = buf ? cap : 0;
+  s->rec_n = 0;
+  s->rec_lost = false;
+}
+
+/* Append v as k little-endian bytes to the record (a PRNG source's). */
+static void put(FzSrc *s, uint32_t v, int k) {
+  if (!s->rec) return;
+  for (int i = 0; i < k; i++, s->rec_n++)
+    if (s->rec_n < s->rec_cap) s->rec[s->rec_n] = (uint8_t)(v >> (8 * i));
+}
+
 /* The next k bytes as a little-endian number; missing bytes read as 0. */
 static uint32_t take(FzSrc *s, int k) {
   uint32_t v = 0;
@@ -59,7 +82,9 @@ uint32_t fz_below(FzSrc *s, uint32_t n) {
     if (s->pos >= s->len) return 0;
     return take(s, n <= 256 ? 1 : n <= 65536 ? 2 : 4) % n;
   }
-  return (uint32_t)(((next(s) >> 32) * (uint64_t)n) >> 32);
+  uint32_t v = (uint32_t)(((next(s) >> 32) * (uint64_t)n) >> 32);
+  put(s, v, n <= 256 ? 1 : n <= 65536 ? 2 : 4);
+  return v;
 }
 
 bool fz_chance(FzSrc *s, double p) {
@@ -69,7 +94,10 @@ bool fz_chance(FzSrc *s, double p) {
     if (s->pos >= s->len) return false;
     return (double)take(s, 1) >= 256.0 * (1.0 - p);
   }
-  return (double)(next(s) >> 11) * 0x1.0p-53 < p;
+  bool yes = (double)(next(s) >> 11) * 0x1.0p-53 < p;
+  if (yes && !(255.0 >= 256.0 * (1.0 - p))) s->rec_lost = true;   /* the byte source's test for 0xff */
+  put(s, yes ? 0xff : 0, 1);
+  return yes;
 }
 
 int fz_range(FzSrc *s, int lo, int hi) {

@@ -29,6 +29,9 @@ typedef struct FzSrc {
   uint64_t s[4];                                /* PRNG state */
   const uint8_t *buf;
   size_t len, pos;
+  uint8_t *rec;                                 /* PRNG source: the bytes that replay its choices */
+  size_t rec_cap, rec_n;                        /* rec_n > rec_cap: the buffer was too small */
+  bool rec_lost;                                /* a choice no byte expresses (fz_chance with p < 1/256 true) */
 } FzSrc;
 
 void fz_src_seed(FzSrc *s, uint64_t seed);
@@ -37,6 +40,7 @@ uint32_t fz_below(FzSrc *s, uint32_t n);       /* 0..n-1; 0 when n <= 1 */
 bool fz_chance(FzSrc *s, double p);            /* true with probability p; p <= 0 never, p >= 1 always */
 int fz_range(FzSrc *s, int lo, int hi);        /* lo..hi inclusive; lo when hi <= lo */
 size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) */
+void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap);   /* PRNG source: write its choices as bytes */
 
 /* ---- policy.c: every probability and limit ----------------------------------------- */
 
@@ -333,6 +337,7 @@ typedef struct {
   bool quiet;
   int trials;                                   /* bench defects: campaigns per defect */
   const char *engine, *engine_bin;              /* bench defects --engine=libfuzzer|afl, its binary (bench.c) */
+  const char *engine_seeds;                     /* bench defects --seeds=DIR: libFuzzer's read-only seed corpus */
   /* the back ends (DESIGN section 13): FZ_MODEL, FZ_PTOAS or both */
   int backend;
   int real_every;                               /* the real back end checks kernel i when i % real_every == 0 */

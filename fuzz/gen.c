@@ -962,10 +962,15 @@ static Val vexpr(Gen *g, int dt, int R, int C, int d) {
   } else {
     switch (below(g, 4)) {
     case 0: x = leaf(g, dt, R, C); break;
-    case 1: x = v_un(g, un_op(g, dt), vexpr(g, dt, R, C, d + 1)); break;
+    case 1: {
+      Val e = vexpr(g, dt, R, C, d + 1);   /* choices in a fixed order: docs/fuzzing.md, "Byte seeds" */
+      x = v_un(g, un_op(g, dt), e);
+      break;
+    }
     case 2: {
       int op = bs_op(g, dt);
-      x = v_bins(g, op, vexpr(g, dt, R, C, d + 1), scalar(g, dt, op));
+      double sc = scalar(g, dt, op);
+      x = v_bins(g, op, vexpr(g, dt, R, C, d + 1), sc);
       break;
     }
     default: {
@@ -1265,8 +1270,13 @@ static void blk_c2v(Gen *g) {
 /* A vector operand for the cube: even extents (or 1), so either split mode
  * can hand it over in two equal halves. */
 static Val cube_operand(Gen *g, int dt, int R, int C) {
-  Val x = ch(g, 0.5) ? vchain(g, v_load(g, dt, R, C, FZ_VEC, -1, -1, LD_PARTIAL), rng(g, 1, 2))
-                     : vexpr(g, dt, R, C, 0);
+  Val x;
+  if (ch(g, 0.5)) {
+    int n = rng(g, 1, 2);
+    x = vchain(g, v_load(g, dt, R, C, FZ_VEC, -1, -1, LD_PARTIAL), n);
+  } else {
+    x = vexpr(g, dt, R, C, 0);
+  }
   return x;
 }
 
@@ -1443,10 +1453,11 @@ static void blk_softmax(Gen *g) {
   Val mn = bind(g, v_bin(g, FZ_OP_max, m, v_red(g, FZ_OP_row_max, s)), "mn");
   Val p = bind(g, v_un(g, FZ_OP_exp, v_exp2(g, FZ_OP_row_expand_sub, s, mn, true)), "p");
   Val alpha = bind(g, v_un(g, FZ_OP_exp, v_bin(g, FZ_OP_sub, m, mn)), "al");
-  l = reassign(g, l, v_bin(g, FZ_OP_add, v_bin(g, FZ_OP_mul, l, alpha), v_red(g, FZ_OP_row_sum, p)));
+  Val ls = v_red(g, FZ_OP_row_sum, p);
+  l = reassign(g, l, v_bin(g, FZ_OP_add, v_bin(g, FZ_OP_mul, l, alpha), ls));
   Val pv = dt == FZ_F16 ? v_cast(g, p, FZ_F16) : p;
-  o = reassign(g, o, v_bin(g, FZ_OP_add, v_exp2(g, FZ_OP_row_expand_mul, o, alpha, true),
-                           v_mm(g, NULL, pv, kv[1], false)));
+  Val om = v_mm(g, NULL, pv, kv[1], false);
+  o = reassign(g, o, v_bin(g, FZ_OP_add, v_exp2(g, FZ_OP_row_expand_mul, o, alpha, true), om));
   m = reassign(g, m, mn);
   close_loop(g, outer);
   store(g, v_exp2(g, FZ_OP_row_expand_div, o, l, true));
@@ -1630,24 +1641,34 @@ static void blk_move(Gen *g) {
     Val x = bind(g, cube_operand(g, dt, M, K), "x");
     Val m = bind(g, v_move(g, x, FZ_MAT), "m");
     Val b = rhs_load(g, dt, K, N, tb, m.vc[0], false);
-    store(g, vchain(g, v_mm(g, NULL, m, b, tb), rng(g, 1, 2)));
+    {
+      int n = rng(g, 1, 2);
+      store(g, vchain(g, v_mm(g, NULL, m, b, tb), n));
+    }
     break;
   }
   case 1:                                       /* mat -> vec */
   case 5: {                                     /* mat -> mat, then a matmul operand */
     Val a = bind(g, v_load(g, dt, M, K, FZ_MAT, -1, -1, LD_PARTIAL), "a");
     if (dir == 1) {
-      store(g, vchain(g, v_move(g, a, FZ_VEC), rng(g, 1, 2)));
+      {
+        int n = rng(g, 1, 2);
+        store(g, vchain(g, v_move(g, a, FZ_VEC), n));
+      }
       break;
     }
     Val m = bind(g, v_move(g, a, FZ_MAT), "m");
     Val b = rhs_load(g, dt, K, N, tb, m.vc[0], false);
-    store(g, vchain(g, v_mm(g, NULL, m, b, tb), rng(g, 1, 2)));
+    {
+      int n = rng(g, 1, 2);
+      store(g, vchain(g, v_mm(g, NULL, m, b, tb), n));
+    }
     break;
   }
   case 4: {                                     /* vec -> vec */
     Val x = vexpr(g, dt, M, K, 0);
-    store(g, v_un(g, un_op(g, dt), v_move(g, x.sp == FZ_VEC ? x : v_un(g, un_op(g, x.dt), x), FZ_VEC)));
+    Val mv = v_move(g, x.sp == FZ_VEC ? x : v_un(g, un_op(g, x.dt), x), FZ_VEC);
+    store(g, v_un(g, un_op(g, dt), mv));
     break;
   }
   default: {                                    /* acc -> vec, acc -> mat, acc -> acc */
@@ -1655,7 +1676,10 @@ static void blk_move(Gen *g) {
     Val b = rhs_load(g, dt, K, N, tb, a.vc[0], false);
     Val s = bind(g, v_mm(g, NULL, a, b, tb), "s");
     if (dir == 2) {
-      store(g, vchain(g, v_move(g, s, FZ_VEC), rng(g, 1, 2)));
+      {
+        int n = rng(g, 1, 2);
+        store(g, vchain(g, v_move(g, s, FZ_VEC), n));
+      }
     } else if (dir == 3) {
       Val m = bind(g, v_move(g, s, FZ_MAT), "m");
       store(g, m);
@@ -1663,7 +1687,10 @@ static void blk_move(Gen *g) {
       Val c = bind(g, v_move(g, s, FZ_ACC), "c");
       Val a2 = bind(g, v_load(g, dt, M, K, FZ_MAT, -1, -1, 0), "a");
       Val b2 = rhs_load(g, dt, K, N, tb, a2.vc[0], false);
-      store(g, vchain(g, v_mm(g, &c, a2, b2, tb), rng(g, 1, 2)));
+      {
+        int n = rng(g, 1, 2);
+        store(g, vchain(g, v_mm(g, &c, a2, b2, tb), n));
+      }
     }
   }
   }
@@ -1744,7 +1771,8 @@ static void blk_assemble(Gen *g) {
     return;
   }
   /* a partial tile padded to full over a constant: both modes split it */
-  Val x = v_load(g, dt, R, C, FZ_VEC, R > 1 ? rng(g, 1, R) : 1, C > 1 ? rng(g, 1, C) : 1, 0);
+  int vc = C > 1 ? rng(g, 1, C) : 1, vr = R > 1 ? rng(g, 1, R) : 1;
+  Val x = v_load(g, dt, R, C, FZ_VEC, vr, vc, 0);
   if (ch(g, 0.5)) x = vchain(g, x, 1);
   Val dst = v_full(g, R, C, z, dt);
   FzExpr *e = call(g, FZ_OP_assemble, 3);
@@ -1848,7 +1876,8 @@ static void lane_cond(Gen *g, Val *x) {
     st->k = FZ_S_WHILE;
     st->ca = aff_plus(aff(0), n, 1);
     st->rel = (uint8_t)below(g, 2);             /* < or <= */
-    st->cb = aff_plus(aff(rng(g, 0, 3)), lane.v[0], rng(g, -1, 3));
+    int k = rng(g, -1, 3);
+    st->cb = aff_plus(aff(rng(g, 0, 3)), lane.v[0], k);
     st->hi = rng(g, 1, 5);
     open_block(g, st);
     lane_step(g, x);

@@ -1,7 +1,7 @@
 /* ptofuzz_main.c — the ptofuzz command (DESIGN section 12):
  *   diff FILE [--bugs=LIST]     one kernel through the oracle; exit 0 clean, 3 finding
  *   run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST] [--policy=F] [--random-every=N]
- *   gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]
+ *   gen [--seed=N] [--count=N] [--out=DIR] [--bytes-out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]
  *   bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST] [--random-every=N]
  *   bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]
  *   db (init|list|show ID|stats|export ID|status ID new|triaged|fixed|wontfix|merge F...) [--db=F]
@@ -42,11 +42,11 @@ static const struct {
     {"run", "ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST|all] [--policy=F]\n"
             "                [--random-every=N] [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N]\n"
             "                [--ptoas=P] [--pto-isa=D] [--quiet] [--shard=I/N]     no --seed: a fresh random seed\n"},
-    {"gen", "ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]\n"},
+    {"gen", "ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--bytes-out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]\n"},
     {"bench", "ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST|all]\n"
               "                [--random-every=N] [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
               "ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
-              "ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N]\n"
+              "ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N] [--seeds=DIR]\n"
               "ptofuzz bench scale [--sizes=N,...] [--kinds=loads,transfers,params] [--phases=compile,emit,reference]\n"
               "                [--limit=S]\n"},
     {"db", "ptofuzz db init|list|stats [--db=F]     init: create (or upgrade) the file\n"
@@ -192,15 +192,48 @@ static int run(int argc, char **argv) {
   return fz_run(&o);
 }
 
+/* gen --bytes-out: write kernel i's recorded choices, trailing zero bytes cut
+ * (a missing byte reads as zero), as DIR/kNNNNNN.bin when the bytes generate
+ * the same kernel text; a kernel they do not (a choice no byte expresses) is
+ * named on stderr and skipped. False when the file cannot be written. */
+static bool gen_bytes(const FzPolicy *pol, FzKernel *k, const FzSrc *rs, const char *dir, int64_t i) {
+  if (rs->rec_n > rs->rec_cap || rs->rec_lost) {
+    fprintf(stderr, "ptofuzz: gen: kernel %lld: no byte input generates it, skipped\n", (long long)i);
+    return true;
+  }
+  size_t n = rs->rec_n;
+  while (n && !rs->rec[n - 1]) n--;
+  FzSrc bs;
+  fz_src_bytes(&bs, rs->rec, n);
+  FzKernel *kb = fz_generate(pol, &bs);
+  size_t la, lb;
+  char *a = fz_emit(k, &la), *b = fz_emit(kb, &lb);
+  fz_free(kb);
+  bool same = la == lb && !memcmp(a, b, la);
+  free(a);
+  free(b);
+  if (!same) {
+    fprintf(stderr, "ptofuzz: gen: kernel %lld: its bytes generate another kernel, skipped\n", (long long)i);
+    return true;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/k%06lld.bin", dir, (long long)i);
+  FILE *fp = fopen(path, "wb");
+  bool ok = fp && fwrite(rs->rec, 1, n, fp) == n;
+  if (fp && fclose(fp)) ok = false;
+  if (!ok) fprintf(stderr, "ptofuzz: cannot write %s\n", path);
+  return ok;
+}
+
 static int gen(int argc, char **argv) {
   double count = 1;
   uint64_t seed = 0;
-  const char *out = NULL, *policy = NULL;
+  const char *out = NULL, *policy = NULL, *bytes_out = NULL;
   bool stats = false, print_policy = false;
   FzCov *cov = NULL;                            /* --coverage: shares of the language's constructs */
   for (int i = 0; i < argc; i++) {
     if (seed_opt(argv[i], &seed) || num(argv[i], "--count=", &count) || flag(argv[i], "--out=", &out) ||
-        flag(argv[i], "--policy=", &policy)) {
+        flag(argv[i], "--policy=", &policy) || flag(argv[i], "--bytes-out=", &bytes_out)) {
     } else if (!strcmp(argv[i], "--coverage")) {
       if (!cov) cov = fz_cov_new();
     } else if (!strcmp(argv[i], "--stats")) stats = true;
@@ -218,15 +251,25 @@ static int gen(int argc, char **argv) {
     fz_policy_print(&pol, stdout);
     return 0;
   }
-  if (out && mkdir(out, 0777) && errno != EEXIST) {
-    fprintf(stderr, "ptofuzz: cannot create %s\n", out);
-    return 1;
-  }
+  const char *dirs[] = {out, bytes_out};
+  for (int i = 0; i < 2; i++)
+    if (dirs[i] && mkdir(dirs[i], 0777) && errno != EEXIST) {
+      fprintf(stderr, "ptofuzz: cannot create %s\n", dirs[i]);
+      return 1;
+    }
   uint64_t feat[FZ_NFEAT] = {0};
+  size_t cap = (size_t)1 << 16;
+  uint8_t *rec = bytes_out ? malloc(cap) : NULL;   /* --bytes-out: the kernel's choices as fuzzer bytes */
+  if (bytes_out && !rec) return 2;
   for (int64_t i = 0; i < (int64_t)count; i++) {
     FzSrc src;
     fz_src_seed(&src, fz_kernel_seed(seed, i));
+    if (bytes_out) fz_src_record(&src, rec, cap);
     FzKernel *k = fz_generate(&pol, &src);
+    if (bytes_out && !gen_bytes(&pol, k, &src, bytes_out, i)) {
+      free(rec);
+      return 1;
+    }
     uint8_t f[FZ_NFEAT];
     fz_features(k, f);
     for (int j = 0; j < FZ_NFEAT; j++) feat[j] += f[j];
@@ -240,10 +283,11 @@ static int gen(int argc, char **argv) {
       if (!fz_write_file(path, text, len)) {
         fprintf(stderr, "ptofuzz: cannot write %s\n", path);
         free(text);
+        free(rec);
         if (cov) fz_cov_free(cov);
         return 1;
       }
-    } else if (!stats && !cov) {
+    } else if (!stats && !cov && !bytes_out) {
       fwrite(text, 1, len, stdout);
     }
     free(text);
@@ -257,6 +301,7 @@ static int gen(int argc, char **argv) {
     for (int j = 0; j < FZ_NFEAT; j++)
       printf("feature %-28s %8llu %.4f\n", fz_feature_name(j), (unsigned long long)feat[j], count ? feat[j] / count : 0.0);
   }
+  free(rec);
   if (fflush(stdout) || ferror(stdout)) {       /* a full disk, a closed pipe: not a silent success */
     fputs("ptofuzz: cannot write stdout\n", stderr);
     return 1;
@@ -275,11 +320,15 @@ static int bench_defects(int argc, char **argv) {
     else if (num(a, "--trials=", &v) && v >= 1 && v <= 1000) o.trials = (int)v;
     else if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
     else if (seed_opt(a, &o.seed)) {
-    } else if (flag(a, "--engine-bin=", &o.engine_bin)) {
+    } else if (flag(a, "--engine-bin=", &o.engine_bin) || flag(a, "--seeds=", &o.engine_seeds)) {
     } else if (flag(a, "--engine=", &o.engine)) {
       if (strcmp(o.engine, "libfuzzer") && strcmp(o.engine, "afl"))
         return bad_arg("bench defects", a, "--engine= takes libfuzzer or afl:");
     } else if (!flag(a, "--policy=", &o.policy_path)) return bad_arg("bench defects", a, NULL);
+  }
+  if (o.engine_seeds && (!o.engine || strcmp(o.engine, "libfuzzer"))) {
+    fputs("ptofuzz: bench defects: --seeds= needs --engine=libfuzzer\n", stderr);
+    return 1;
   }
   return fz_bench_defects(&o);
 }
