@@ -301,18 +301,6 @@ static bool first_file(const char *dir, char *out, size_t n) {
   return best[0] != 0;
 }
 
-static bool read_all(const char *path, uint8_t **buf, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return false;
-  size_t cap = 4096;
-  *n = 0;
-  if (!(*buf = malloc(cap))) die("out of memory");
-  for (size_t r; (r = fread(*buf + *n, 1, cap - *n, f)) > 0;)
-    if ((*n += r) == cap && !(*buf = realloc(*buf, cap *= 2))) die("out of memory");
-  fclose(f);
-  return true;
-}
-
 /* Remove the scratch tree an engine run wrote (files and directories). */
 static void rm_tree(const char *path) {
   DIR *d = opendir(path);
@@ -429,7 +417,7 @@ static bool engine_run(const char *bin, const char *seeds, bool afl, int d, int 
   if (found) {
     uint8_t *buf = NULL;
     size_t len = 0;
-    if (read_all(file, &buf, &len)) fz_sign_input(buf, len, 1u << d, v);
+    if (fz_read_bytes(file, &buf, &len)) fz_sign_input(buf, len, 1u << d, v);
     free(buf);
     fprintf(stderr, "bench: engine %s %s run %d: %.3f s, %s\n", afl ? "afl" : "libfuzzer", ir_bug_name(d), r,
             *t, v->n ? v->sig[0] : "a crash file without a finding");

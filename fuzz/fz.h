@@ -451,6 +451,8 @@ char *fz_bytes_kernel(const uint8_t *data, size_t n, size_t *len);
  * a forked child with diff's seeds; a crash or hang as a campaign signs it). */
 void fz_sign_input(const uint8_t *data, size_t n, uint32_t bugs, FzVerdict *v);
 int fz_import(int argc, char **argv);           /* the subcommand; exit status */
+/* A whole file's bytes (malloc'd into *buf, *n of them); false when it cannot be read. */
+bool fz_read_bytes(const char *path, uint8_t **buf, size_t *n);
 
 /* ---- reduce.c: the test-case minimizer (`ptofuzz reduce`) ------------------------- */
 

@@ -171,7 +171,7 @@ static bool collect(const char *path, Paths *out) {
   return true;
 }
 
-static bool slurp(const char *path, uint8_t **buf, size_t *n) {
+bool fz_read_bytes(const char *path, uint8_t **buf, size_t *n) {
   *buf = NULL;
   FILE *f = fopen(path, "rb");
   if (!f) return false;
@@ -277,7 +277,7 @@ int fz_import(int argc, char **argv) {
   for (int f = 0; f < files.n && !rc; f++) {
     uint8_t *data = NULL;
     size_t n;
-    if (!slurp(files.v[f], &data, &n)) {
+    if (!fz_read_bytes(files.v[f], &data, &n)) {
       fprintf(stderr, "ptofuzz: import: cannot read %s: %s\n", files.v[f], strerror(errno));
       free(data);
       rc = 1;
