@@ -239,6 +239,12 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Sort the n trial times in place; their median. */
+static double median(double *ts, int n) {
+  qsort(ts, (size_t)n, sizeof *ts, cmp_double);
+  return n % 2 ? ts[n / 2] : (ts[n / 2 - 1] + ts[n / 2]) / 2;
+}
+
 /* Order signatures by their first kernel, then by text: a stable report. */
 static int cmp_first(const void *a, const void *b, void *ctx) {
   const SigSet *s = ctx;
@@ -455,8 +461,7 @@ static int bench_engine(const FzRunOpts *o) {
       ts[r] = f ? t : S;
       for (int k = 0; k < v.n; k++) sigset_add(u, v.sig[k], r);
     }
-    qsort(ts, (size_t)N, sizeof *ts, cmp_double);
-    double med = N % 2 ? ts[N / 2] : (ts[N / 2 - 1] + ts[N / 2]) / 2;
+    double med = median(ts, N);
     printf("engine=%s defect=%s found=%d/%d median_s=%.3f max_s=%.3f signatures=%d\n", o->engine, ir_bug_name(d), found,
            N, med, ts[N - 1], u->n);
     fflush(stdout);
@@ -500,8 +505,7 @@ int fz_bench_defects(const FzRunOpts *o) {
       ts[t] = j->found ? j->t : S;
       for (int k = 0; k < j->v.n; k++) sigset_add(u, j->v.sig[k], t);
     }
-    qsort(ts, (size_t)N, sizeof *ts, cmp_double);
-    double med = N % 2 ? ts[N / 2] : (ts[N / 2 - 1] + ts[N / 2]) / 2;
+    double med = median(ts, N);
     printf("defect=%s found=%d/%d median_s=%.3f max_s=%.3f signatures=%d\n", ir_bug_name(d), found, N, med, ts[N - 1],
            u->n);
     fflush(stdout);
