@@ -23,7 +23,7 @@
  *   R-ALIAS       a tile read finds bytes of its buffer last written by
  *                 another buffer (addressed memory, DESIGN 14.10: only when
  *                 memplan placed the buffers; values stay stored per
- *                 variable, a 16-bit tag per 32-byte granule of each
+ *                 variable, a 32-bit tag per 32-byte granule of each
  *                 task's spaces says which buffer wrote it last); also a
  *                 placed buffer that ends past its space's capacity
  * Tile ops themselves run through interp.c (sim_exec) in the task's context. */
