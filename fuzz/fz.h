@@ -168,7 +168,9 @@ typedef struct {
 void fz_policy_default(FzPolicy *p);
 /* Reads `key = value` lines (# comments, blank lines) over the current
  * contents of p. Unknown keys, malformed or out-of-range values: false with
- * `file:line: message` in err. */
+ * `file:line: message` in err. A file over FZ_POLICY_MAX bytes is refused
+ * unread past the limit. */
+enum { FZ_POLICY_MAX = 1 << 20 };
 bool fz_policy_load(FzPolicy *p, const char *path, char *err, size_t n);
 bool fz_policy_parse(FzPolicy *p, const char *name, const char *text, char *err, size_t n);
 void fz_policy_print(const FzPolicy *p, FILE *f);   /* the same format; loads back */

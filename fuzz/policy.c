@@ -136,6 +136,11 @@ bool fz_policy_load(FzPolicy *p, const char *path, char *err, size_t n) {
   size_t r;
   while ((r = fread(text + len, 1, cap - len - 1, f)) > 0) {
     len += r;
+    if (len > FZ_POLICY_MAX) {                 /* a policy is a few hundred bytes; /dev/zero is not one */
+      free(text);
+      fclose(f);
+      return fail(err, n, path, 0, "larger than %d bytes: not a policy file", FZ_POLICY_MAX);
+    }
     if (len + 1 == cap) {
       char *t = realloc(text, cap *= 2);
       if (!t) {

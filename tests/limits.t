@@ -7,7 +7,8 @@
 # the machine as in the reference (over 2^16 variables, over 256 transfers in
 # one body, each popped entry freed); `ptofuzz gen` that
 # cannot write says so and exits 1 (no leak); `ptofuzz bench scale` prints its
-# lines (the figures are not asserted).
+# lines (the figures are not asserted); a policy file read from /dev/zero
+# is refused after 1 MiB.
 . "$(dirname "$0")/lib.sh"
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86
 UBSAN_OPTIONS=${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=86:halt_on_error=1:print_stacktrace=1
@@ -111,4 +112,8 @@ ok $? "limits-7.1 bench scale: one line per kind, size and phase, every result o
 "$B/bin/ptofuzz" bench scale --kinds=nope > /dev/null 2>&1
 [ $? = 1 ]
 ok $? "limits-7.2 bench scale with an unknown kind is a usage error"
+"$B/bin/ptofuzz" run --count=1 --policy=/dev/zero --db="$T/pz.db" > /dev/null 2> "$T/err"
+rc=$?
+[ $rc = 1 ] && grep -q '^ptofuzz: /dev/zero: larger than 1048576 bytes: not a policy file' "$T/err"
+ok $? "limits-8.1 a policy read from /dev/zero is refused after 1 MiB (exit $rc: $(head -c 100 "$T/err"))"
 plan
