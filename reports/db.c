@@ -84,8 +84,11 @@
  * summary replaces d's (a summary is written by the finding's first hit,
  * which a campaign commits in kernel order). Otherwise the pool keeps id
  * order: d's first, then the other file's, as before version 3. Either way the
- * first DB_TESTCASE_CAP stay. Shards of one campaign merged in any order thus
- * keep what one run over their kernels keeps.
+ * first DB_TESTCASE_CAP stay; in the ordered case they are then copied
+ * anew in that order (fresh ids), so the lowest id, the test case a report,
+ * an export or a reduction takes first, is the one a single run takes.
+ * Shards of one campaign merged in any order thus keep what one run over
+ * their kernels keeps, first test case included.
 
  * At most DB_TESTCASE_CAP test cases are kept per finding (the first ones), to
  * bound the file. Foreign keys are enforced. Timestamps are written, never
@@ -842,6 +845,23 @@ static bool merge_testcases(Db *d, Db *o, const CampMaps *m, int64_t from, int64
   if (ok && ordered && dhas && ohas && olo < dlo)
     ok = (s = prep(d, "UPDATE finding SET summary = coalesce(?2, summary) WHERE id = ?1")) && bind_int(d, s, 1, to) &&
          bind_col(d, s, 2, fq, 8) && done(d, s, "updating a summary");
+  fin(&s);
+  /* ids in kernel order too, so the lowest id (the test case reports, export
+   * and reduce take first) is the one a single run takes first */
+  int64_t top = 0;
+  if (ok && ordered && (ok = (s = prep(d, "SELECT coalesce(max(id), 0) FROM testcase")) &&
+                             step(d, s, "reading test cases") == SQLITE_ROW))
+    top = col_int(s, 0);
+  fin(&s);
+  ok = ok && (!ordered ||
+              ((s = prep(d, "INSERT INTO testcase(finding, campaign, kernel, reduced, seed, variant, flags, statements,"
+                            " kernel_index) SELECT finding, campaign, kernel, reduced, seed, variant, flags, statements,"
+                            " kernel_index FROM testcase WHERE finding = ?1"
+                            " ORDER BY reduced IS NULL, kernel_index IS NULL, kernel_index, id")) &&
+               bind_int(d, s, 1, to) && done(d, s, "ordering test cases")));
+  fin(&s);
+  ok = ok && (!ordered || ((s = prep(d, "DELETE FROM testcase WHERE finding = ?1 AND id <= ?2")) &&
+                           bind_int(d, s, 1, to) && bind_int(d, s, 2, top) && done(d, s, "ordering test cases")));
   fin(&s);
   return ok;
 }

@@ -5,8 +5,9 @@
 # and the same test cases (kernel text, seed, variant, flags, statements,
 # kernel index) as one campaign over the range, for every finding: one with
 # more than DB_TESTCASE_CAP (3) hits keeps the 3 lowest-index kernels and the
-# lowest one's summary whichever file is merged first. An injected defect
-# makes sure there are findings, some above the cap.
+# lowest one's summary whichever file is merged first, and its first test
+# case (what report, export and reduce read) is the single run's. An
+# injected defect makes sure there are findings, some above the cap.
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 A="--count=60 --seed=9 --bugs=pop-drops-lane1 --quiet"
@@ -42,6 +43,18 @@ sqlite3 "$T/m.db" "$key;" | sort > "$T/km"
 ok $? "shard-1.8 every merged test case is one a shard recorded"
 "$F" db merge "$T/s0.db" "$T/s1.db" --db="$T/m2.db" > /dev/null 2>&1 && [ "$(rows "$T/m.db")" = "$(rows "$T/m2.db")" ]
 ok $? "shard-1.9 the other merge order gives the same rows"
+# The first test case (lowest id: what report, export and reduce take) is the single run's too.
+bad=0 nf=0
+for sig in $(sqlite3 "$T/one.db" "select signature from finding order by id"); do
+  nf=$((nf + 1))
+  for m in m m2; do
+    a=$(sqlite3 "$T/one.db" "select id from finding where signature = '$sig'")
+    b=$(sqlite3 "$T/$m.db" "select id from finding where signature = '$sig'")
+    [ "$("$F" db export "$a" --db="$T/one.db" 2>&1 | sed 1d)" = "$("$F" db export "$b" --db="$T/$m.db" 2>&1 | sed 1d)" ] || bad=$((bad + 1))
+  done
+done
+[ $nf -gt 0 ] && [ $bad = 0 ]
+ok $? "shard-1.10 both merge orders: db export of each of the $nf findings equals the single run's but for the finding id ($bad differ)"
 
 "$F" run --count=20 --seed=4 --bugs=pop-drops-lane1 --quiet --shard=0/1 --db="$T/a.db" > /dev/null 2>&1 &&
   "$F" run --count=20 --seed=4 --bugs=pop-drops-lane1 --quiet --db="$T/b.db" > /dev/null 2>&1 &&
