@@ -99,10 +99,6 @@ Kernel *ir_front(Comp *c) {
 
 bool ir_bugs_option(const char *tool, const char *list, uint32_t *bugs) {
   if (!list) list = getenv("PTOFUZZ_BUGS");
-  if (list && !strcmp(list, "all")) {           /* every injected defect at once */
-    *bugs = (1u << BUG_N) - 1;
-    return true;
-  }
   char err[200];
   if (!list || ir_bugs_parse(list, bugs, err, sizeof err)) return true;
   fprintf(stderr, "%s: %s\n", tool, err);

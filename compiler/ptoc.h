@@ -91,7 +91,7 @@ typedef enum {
 #define IR_BUG(c, id) ((((c)->o.bugs) >> BUG_##id) & 1u)   /* is defect id switched on? */
 const char *ir_bug_name(int b);                 /* NULL past the end */
 const char *ir_bug_pass(int b);
-/* "a,b" (or "" / "none") -> bit set; false with a message in err on an unknown name. */
+/* "a,b" (or "" / "none"; "all": every defect) -> bit set; false with a message in err on an unknown name. */
 bool ir_bugs_parse(const char *list, uint32_t *bugs, char *err, size_t n);
 /* The names of a bit set, comma-separated, into buf. */
 void ir_bugs_format(uint32_t bugs, char *buf, size_t n);

@@ -543,8 +543,7 @@ static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *
     if (!strncmp(h, "flags:", 6)) {
       for (char *t = strtok_r(h + 6, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
         if (!strncmp(t, "--bugs=", 7)) {
-          if (!strcmp(t + 7, "all")) *bugs = (1u << BUG_N) - 1;
-          else if (!ir_bugs_parse(t + 7, bugs, err, sizeof err)) {
+          if (!ir_bugs_parse(t + 7, bugs, err, sizeof err)) {
             fprintf(stderr, "%s:%d: error: # flags: %s\n", file, line, err);
             return false;
           }
