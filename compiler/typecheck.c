@@ -255,9 +255,31 @@ static void held(T *t, Loc loc, DiagCode code, const char *fmt, ...) {
 
 /* ---- one call ------------------------------------------------------------------ */
 
+/* The IR level an op first belongs to (ir.md section 1): 0 source, 1
+ * per-core programs (expand_mixed, lower_gather), 2 lowered programs on
+ * explicit buffers (lower; a program is lowered once an alloc_tile has an
+ * allocation shape, parse.c). The passes produce the later levels; a kernel's
+ * text may use them only as far as it is itself per-core or lowered. */
+static int op_level(Op op) {
+  switch (op) {
+  case OP_pipe: case OP_tpush: case OP_tpop: case OP_tfree: case OP_sync_set: case OP_sync_wait:
+  case OP_gm_read: case OP_idiv: case OP_imod: case OP_gather_row: case OP_alloc_tile:   /* lower_gather's buffers */
+    return 1;
+  case OP_tload: case OP_tstore: case OP_subview: case OP_tmov: case OP_tmatmul:
+  case OP_tmatmul_acc:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
 static Type check_call(T *t, Call *c) {
   const OpInfo *oi = &ir_ops[c->op];
   int np = ir_npos(c);
+  int lv = op_level(c->op);
+  if (lv && (!t->c->pass || !strcmp(t->c->pass, "parse")) && lv > (t->k->lowered ? 2 : t->k->expanded ? 1 : 0))
+    ERR(c->loc, E_SCOPE, "%s belongs to %s programs (ir.md); this kernel is %s", oi->name,
+        lv == 2 ? "lowered" : "per-core", t->k->expanded ? "per-core, not lowered (no alloc_tile with an allocation shape)" : "source");
   if (np < oi->min_pos || np > oi->max_pos)
     ERR(c->loc, E_ARITY, "%s takes %d argument%s, got %d", oi->name, oi->max_pos, oi->max_pos == 1 ? "" : "s", np);
   for (int i = 0; i < c->nargs; i++) {
