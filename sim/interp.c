@@ -932,8 +932,13 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
       return;
     }
   }
-  Elem *bt = ir_alloc_raw(s->A, (size_t)(N ? N : 1) * (size_t)(K ? K : 1) * sizeof *bt);   /* bt[j][k] */
-  uint8_t *rowdef = ir_alloc_raw(s->A, (size_t)M + 1), *coldef = ir_alloc_raw(s->A, (size_t)N + 1);
+  size_t nbt = (size_t)(N ? N : 1) * (size_t)(K ? K : 1) * sizeof(Elem), need = nbt + (size_t)M + 1 + (size_t)N + 1;
+  if (s->mm_cap < need) {                       /* one scratch for the run, not one per matmul executed */
+    s->mm_scr = ir_alloc_raw(s->A, need);
+    s->mm_cap = need;
+  }
+  Elem *bt = s->mm_scr;                         /* bt[j][k] */
+  uint8_t *rowdef = (uint8_t *)s->mm_scr + nbt, *coldef = rowdef + M + 1;
   for (int i = 0; i < M; i++) {
     uint8_t d = 1;
     for (int k = 0; k < K; k++) d &= a->def[i * a->C + k];
