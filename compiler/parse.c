@@ -54,7 +54,7 @@ static const char *const reserved[] = {
 
 bool ir_reserved(const char *s, size_t n) {
   for (int i = 0; reserved[i]; i++)
-    if (strlen(reserved[i]) == n && !memcmp(reserved[i], s, n)) return true;
+    if (n && reserved[i][0] == s[0] && strlen(reserved[i]) == n && !memcmp(reserved[i], s, n)) return true;
   return ir_op_lookup(s, n) >= 0;
 }
 
@@ -66,7 +66,8 @@ static Tok *next(P *p) {
   return t;
 }
 static bool is(Tok *t, const char *s) {
-  return (t->k == TK_PUNCT || t->k == TK_IDENT) && t->len == (int)strlen(s) && !memcmp(t->s, s, (size_t)t->len);
+  return (t->k == TK_PUNCT || t->k == TK_IDENT) && t->s[0] == s[0] && t->len == (int)strlen(s) &&
+         !memcmp(t->s, s, (size_t)t->len);
 }
 static const char *desc(P *p, Tok *t) {
   if (t->k == TK_EOF) return "end of file";
