@@ -23,20 +23,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAXCONST = 512, MAXQ = 64, MAXSCR = 64 };
+enum { MAXCONST = 512, MAXQ = 64, MAXSCR = 64, MAXTTY = 32 };
 
 typedef struct {
   char kind;                                    /* 'x' index, 'i' i32, 'l' i64, 'f' f32, 'h' f16, 'b' bf16, 'c' i8, 's' i16 */
   double v;
+  const char *name;                             /* "%cx3": made once, shared by every use */
 } Const;
+
+/* A growing text buffer behind a stdio stream (fopencookie). Unlike a memory
+ * stream, which copies itself to a new buffer at every doubling, it grows by
+ * realloc, which for large blocks moves pages rather than bytes, so a
+ * kernel's text (hundreds of MB at 10^5 transfers) is held about once. */
+typedef struct {
+  char *p;
+  size_t n, cap;
+} Sink;
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n) {
+  Sink *s = cookie;
+  if (s->cap - s->n < n + 1) {
+    size_t cap = s->cap ? s->cap : 1 << 16;
+    while (cap - s->n < n + 1) cap *= 2;
+    char *p = realloc(s->p, cap);
+    if (!p) die("emit_pto: out of memory (%zu bytes)", cap);
+    s->p = p, s->cap = cap;
+  }
+  memcpy(s->p + s->n, buf, n);
+  s->n += n;
+  s->p[s->n] = 0;
+  return (ssize_t)n;
+}
+
+static FILE *sink_open(Sink *s) {
+  FILE *f = fopencookie(s, "w", (cookie_io_functions_t){.write = sink_write});
+  if (!f) die("emit_pto: fopencookie failed");
+  return f;
+}
+
+typedef struct {
+  Space sp;
+  Dtype dt;
+  int R, C;
+  const char *s;
+} TtyC;
 
 typedef struct {
   Comp *c;
   const Kernel *k;
   Target tgt;
   FILE *body;                                   /* the function being emitted (a memory stream) */
-  char *bodyp;
-  size_t bodyn;
+  Sink bs;                                      /* its text */
   Const cst[MAXCONST];
   int ncst;
   int ssa;
@@ -65,6 +102,8 @@ typedef struct {
   const PtoNames *nm;
   const char *scr[MAXSCR], *scr_ty[MAXSCR];     /* scratch tiles, declared at the function's top */
   int nscr;
+  TtyC ttyc[MAXTTY];                            /* tty's strings, made once per shape */
+  int nttyc;
 } E;
 
 static _Noreturn void unsupported(E *e, Loc loc, int op, const char *why) {
@@ -92,9 +131,9 @@ static const char *cname(E *e, char kind, double v) {
     if (e->cst[i].kind == kind && e->cst[i].v == v && (v != 0 || signbit(e->cst[i].v) == signbit(v))) break;
   if (i == e->ncst) {
     if (e->ncst == MAXCONST) die("emit_pto: too many constants");
-    e->cst[e->ncst++] = (Const){kind, v};
+    e->cst[e->ncst++] = (Const){kind, v, ir_fmt(e->c->A, "%%c%c%d", kind, i)};
   }
-  return ir_fmt(e->c->A, "%%c%c%d", kind, i);
+  return e->cst[i].name;
 }
 static const char *cidx(E *e, int64_t v) { return cname(e, 'x', (double)v); }
 static bool isconst(const E *e, const char *s, int64_t *v) {
@@ -126,6 +165,8 @@ static void pto_shape(Space sp, Dtype dt, int R, int C, int *Rp, int *Cp) {
 
 /* The tile_buf type of a value of this space, dtype and (logical) shape. */
 static const char *tty(E *e, Space sp, Dtype dt, int R, int C) {
+  for (int i = 0; i < e->nttyc; i++)
+    if (e->ttyc[i].sp == sp && e->ttyc[i].dt == dt && e->ttyc[i].R == R && e->ttyc[i].C == C) return e->ttyc[i].s;
   int Rp, Cp;
   pto_shape(sp, dt, R, C, &Rp, &Cp);
   const char *lay;
@@ -139,8 +180,10 @@ static const char *tty(E *e, Space sp, Dtype dt, int R, int C) {
   case SP_ACC: lay = "blayout=col_major, slayout=row_major, fractal=1024"; break;
   default: die("emit_pto: tile in no space");
   }
-  return ir_fmt(e->c->A, "!pto.tile_buf<loc=%s, dtype=%s, rows=%d, cols=%d, v_row=?, v_col=?, %s, pad=0>",
-                ir_space_name(sp), dtn(dt), Rp, Cp, lay);
+  const char *t = ir_fmt(e->c->A, "!pto.tile_buf<loc=%s, dtype=%s, rows=%d, cols=%d, v_row=?, v_col=?, %s, pad=0>",
+                         ir_space_name(sp), dtn(dt), Rp, Cp, lay);
+  if (e->nttyc < MAXTTY) e->ttyc[e->nttyc++] = (TtyC){sp, dt, R, C, t};
+  return t;
 }
 
 
@@ -1479,7 +1522,8 @@ static void cfmt(FILE *o, const Const *k, int i) {
 static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
   bool aiv = fn->fn == FN_AIV;
   e->aiv = aiv;
-  rewind(e->body);                              /* the stream's size is where the next write ends */
+  fflush(e->body);                              /* start the function's body afresh */
+  e->bs.n = 0;
   e->ncst = 0;
   e->ind = 0;
   memset(e->cur, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
@@ -1550,7 +1594,7 @@ static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
   for (int i = 0; i < e->nscr; i++)
     fprintf(out, "    %s = pto.alloc_tile valid_row = %%cx%d valid_col = %%cx%d : %s\n", e->scr[i], zero, zero, e->scr_ty[i]);
   fflush(e->body);
-  fwrite(e->bodyp, 1, (size_t)ftell(e->body), out);
+  fwrite(e->bs.p, 1, e->bs.n, out);
   fprintf(out, "    return\n  }\n");
 }
 
@@ -1566,17 +1610,15 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   e.seen = ir_alloc(c->A, (size_t)k->nvars + 1);
   e.marked = ir_alloc_raw(c->A, ((size_t)k->nvars + 1) * sizeof *e.marked);
   e.nc = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
-  char *outp = NULL;
-  size_t outn = 0;
-  FILE *out = open_memstream(&outp, &outn);
-  e.body = open_memstream(&e.bodyp, &e.bodyn);
-  if (!out || !e.body) die("emit_pto: open_memstream failed");
+  Sink os = {0};
+  FILE *out = sink_open(&os);
+  e.body = sink_open(&e.bs);
   jmp_buf jb, *saved = c->jb;
   c->jb = &jb;
   if (setjmp(jb)) {
     c->jb = saved;
     fclose(out), fclose(e.body);
-    free(outp), free(e.bodyp);
+    free(os.p), free(e.bs.p);
     return NULL;
   }
   for (int i = 0; i < k->body.n; i++) {
@@ -1600,7 +1642,6 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   fputs("}\n", out);
   c->jb = saved;
   fclose(out), fclose(e.body);
-  const char *r = ir_strndup(c->A, outp, outn);
-  free(outp), free(e.bodyp);
-  return r;
+  free(e.bs.p);
+  return ir_arena_adopt(c->A, os.p);           /* the text is not copied: it may be most of the memory */
 }

@@ -6,16 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-Tok *ir_lex(Comp *c, int *ntok) {
+Tok *ir_lex(Comp *c, Arena *T, int *ntok) {
   if (c->src.len > IR_MAX_SRC)
     ir_error(c, (Loc){0, 0, 0}, E_LIMIT, "the input is larger than %d bytes", IR_MAX_SRC);
   const char *s = c->src.text, *end = s + c->src.len;
   int cap = (int)(c->src.len < (1u << 24) ? c->src.len / 2 : 1u << 23) + 64, n = 0, line = 1;   /* tokens average over two bytes */
   const char *bol = s;
-  Tok *v = ir_alloc_raw(c->A, (size_t)cap * sizeof *v);   /* each token is cleared when made */
+  Tok *v = ir_alloc_raw(T, (size_t)cap * sizeof *v);   /* each token is cleared when made */
   for (const char *p = s;;) {
     if (n + 1 >= cap) {
-      Tok *nv = ir_alloc_raw(c->A, (size_t)cap * 2 * sizeof *nv);
+      Tok *nv = ir_alloc_raw(T, (size_t)cap * 2 * sizeof *nv);
       memcpy(nv, v, (size_t)n * sizeof *nv);
       v = nv;
       cap *= 2;

@@ -25,6 +25,7 @@
 
 typedef struct {
   Comp *c;
+  Arena *S;                                     /* scratch of the walk: its arrays, and placement's */
   Kernel *k;
   int pos;
   int *first, *last, *firstdef;                 /* by var id */
@@ -55,7 +56,7 @@ static void walk(MP *m, const Body *b) {
       walk(m, &s->body);
       if (m->nloops == m->caploops) {
         int cap = m->caploops ? 2 * m->caploops : 16;
-        struct Loop *nl = ir_alloc(m->c->A, (size_t)cap * sizeof *nl);
+        struct Loop *nl = ir_alloc(m->S, (size_t)cap * sizeof *nl);
         if (m->nloops) memcpy(nl, m->loops, (size_t)m->nloops * sizeof *nl);
         m->loops = nl, m->caploops = cap;
       }
@@ -108,10 +109,10 @@ static void walk(MP *m, const Body *b) {
  * or its last position (one strictly inside the range, or outside it, leaves
  * it alone), so each range visits the two chains of loops around its ends:
  * O(vars x nesting) instead of O(vars x loops). */
-static void stretch(MP *m, Comp *c, int n) {
+static void stretch(MP *m, int n) {
   if (!m->nloops) return;
-  int *inner = ir_alloc_raw(c->A, ((size_t)m->pos + 2) * sizeof *inner);   /* innermost loop holding a position */
-  int *up = ir_alloc_raw(c->A, (size_t)m->nloops * sizeof *up);            /* the loop around a loop, -1 none */
+  int *inner = ir_alloc_raw(m->S, ((size_t)m->pos + 2) * sizeof *inner);   /* innermost loop holding a position */
+  int *up = ir_alloc_raw(m->S, (size_t)m->nloops * sizeof *up);            /* the loop around a loop, -1 none */
   for (int p = 0; p <= m->pos + 1; p++) inner[p] = -1;
   /* Outer loops first (they come last), so a loop's parent is the innermost
    * loop already holding its first position; an empty loop holds none and
@@ -142,29 +143,29 @@ static void stretch(MP *m, Comp *c, int n) {
 
 /* The live ranges [first, last] of one core's program, along lane 0's branch
  * or the replay. */
-static void ranges(MP *m, Comp *c, Kernel *k, const Stmt *fn, bool replay) {
-  *m = (MP){.c = c, .k = k, .replay = replay};
+static void ranges(MP *m, Comp *c, Arena *S, Kernel *k, const Stmt *fn, bool replay) {
+  *m = (MP){.c = c, .S = S, .k = k, .replay = replay};
   int n = k->nvars;
-  m->first = ir_alloc(c->A, (size_t)n * sizeof(int));
-  m->last = ir_alloc(c->A, (size_t)n * sizeof(int));
-  m->firstdef = ir_alloc(c->A, (size_t)n * sizeof(int));
-  m->popped = ir_alloc(c->A, (size_t)n);
-  m->other = ir_alloc(c->A, (size_t)n);
-  m->parent = ir_alloc(c->A, (size_t)n * sizeof *m->parent);
+  m->first = ir_alloc(S, (size_t)n * sizeof(int));
+  m->last = ir_alloc(S, (size_t)n * sizeof(int));
+  m->firstdef = ir_alloc(S, (size_t)n * sizeof(int));
+  m->popped = ir_alloc(S, (size_t)n);
+  m->other = ir_alloc(S, (size_t)n);
+  m->parent = ir_alloc(S, (size_t)n * sizeof *m->parent);
   for (int i = 0; i < n; i++) m->first[i] = m->last[i] = m->firstdef[i] = -1;
   walk(m, &fn->body);
-  stretch(m, c, n);
+  stretch(m, n);
 }
 
 /* Peak bytes per space of the ranges m; where: the point of the peak of
  * `interest`, top: the largest values live there. */
-static void peak_m(const MP *m, Comp *c, const Kernel *k, const Stmt *fn, int64_t peak[SP_N], Space interest,
+static void peak_m(const MP *m, const Kernel *k, const Stmt *fn, int64_t peak[SP_N], Space interest,
                    Loc *where, const Var *top[3]) {
   int n = k->nvars;
   memset(peak, 0, SP_N * sizeof *peak);
   int best = 0;
   int64_t bestv = -1;
-  int64_t (*delta)[SP_N] = ir_alloc(c->A, ((size_t)m->pos + 2) * sizeof *delta);   /* live bytes change at p */
+  int64_t (*delta)[SP_N] = ir_alloc(m->S, ((size_t)m->pos + 2) * sizeof *delta);   /* live bytes change at p */
   for (int i = 0; i < n; i++) {
     const Var *v = k->vars[i];
     if (m->first[i] < 0 || (m->popped[i] && !m->other[i])) continue;
@@ -203,11 +204,11 @@ static void peak_m(const MP *m, Comp *c, const Kernel *k, const Stmt *fn, int64_
   }
 }
 
-static void peak_of(Comp *c, Kernel *k, const Stmt *fn, bool replay, int64_t peak[SP_N], Space interest,
-                    Loc *where, const Var *top[3]) {
+static void peak_of(Comp *c, Arena *S, Kernel *k, const Stmt *fn, bool replay, int64_t peak[SP_N],
+                    Space interest, Loc *where, const Var *top[3]) {
   MP m;
-  ranges(&m, c, k, fn, replay);
-  peak_m(&m, c, k, fn, peak, interest, where, top);
+  ranges(&m, c, S, k, fn, replay);
+  peak_m(&m, k, fn, peak, interest, where, top);
 }
 
 /* The largest of one kind of buffer in a program, padded in its space: what
@@ -249,9 +250,12 @@ void ir_mem_peak(Comp *c, Kernel *k, const Stmt *fn, int64_t peak[SP_N], Space i
   int64_t p2[SP_N];
   Loc w2;
   const Var *t2[3];
-  peak_of(c, k, fn, false, peak, interest, where, top);
-  if (!has_if(&fn->body)) return;               /* no replay: the second walk is the first */
-  peak_of(c, k, fn, true, p2, interest, where ? &w2 : NULL, top ? t2 : NULL);
+  Arena *S = ir_arena_new();                    /* the walks' arrays: nothing here reports an error */
+  peak_of(c, S, k, fn, false, peak, interest, where, top);
+  bool two = has_if(&fn->body);                 /* else no replay: the second walk is the first */
+  if (two) peak_of(c, S, k, fn, true, p2, interest, where ? &w2 : NULL, top ? t2 : NULL);
+  ir_arena_free(S);
+  if (!two) return;
   bool second = p2[interest] > peak[interest];
   for (int s = 0; s < SP_N; s++)
     if (p2[s] > peak[s]) peak[s] = p2[s];
@@ -344,16 +348,16 @@ typedef struct {
   int *v;
   int n, cap;
 } Cell;
-static Cell *grid_new(Comp *c, const MP *m) {
-  return ir_alloc(c->A, ((size_t)m->pos / GRID + 1) * sizeof(Cell));
+static Cell *grid_new(const MP *m) {
+  return ir_alloc(m->S, ((size_t)m->pos / GRID + 1) * sizeof(Cell));
 }
-static void grid_add(Comp *c, const MP *m, Cell *g, int id) {
+static void grid_add(const MP *m, Cell *g, int id) {
   if (m->first[id] < 0) return;
   for (int q = m->first[id] / GRID; q <= m->last[id] / GRID; q++) {
     Cell *x = &g[q];
     if (x->n == x->cap) {
       int cap = x->cap ? 2 * x->cap : 4;
-      int *nv = ir_alloc_raw(c->A, (size_t)cap * sizeof *nv);
+      int *nv = ir_alloc_raw(m->S, (size_t)cap * sizeof *nv);
       if (x->n) memcpy(nv, x->v, (size_t)x->n * sizeof *nv);
       x->v = nv, x->cap = cap;
     }
@@ -365,13 +369,13 @@ static void grid_add(Comp *c, const MP *m, Cell *g, int id) {
  * end per space into end, the buffer that reaches it into top. A placed
  * buffer u is in v's way when it shares v's space and their live ranges
  * overlap in either walk. */
-static void place(Comp *c, Kernel *k, const MP *a, const MP *b, const Ord *ord, int n, const int64_t *sz,
+static void place(Kernel *k, const MP *a, const MP *b, const Ord *ord, int n, const int64_t *sz,
                   const int64_t base[SP_N], int64_t end[SP_N], const Var *top[SP_N]) {
-  Span *sc = ir_alloc_raw(c->A, (size_t)(n ? n : 1) * sizeof *sc);
-  int *seen = ir_alloc_raw(c->A, (size_t)(k->nvars ? k->nvars : 1) * sizeof *seen);
+  Span *sc = ir_alloc_raw(a->S, (size_t)(n ? n : 1) * sizeof *sc);
+  int *seen = ir_alloc_raw(a->S, (size_t)(k->nvars ? k->nvars : 1) * sizeof *seen);
   for (int i = 0; i < k->nvars; i++) seen[i] = -1;
   const MP *walks[2] = {a, b != a ? b : NULL};
-  Cell *grid[2] = {grid_new(c, a), walks[1] ? grid_new(c, b) : NULL};
+  Cell *grid[2] = {grid_new(a), walks[1] ? grid_new(b) : NULL};
   for (int s = 0; s < SP_N; s++) end[s] = base[s], top[s] = NULL;
   for (int i = 0; i < n; i++) {
     Var *v = k->vars[ord[i].id];
@@ -395,7 +399,7 @@ static void place(Comp *c, Kernel *k, const MP *a, const MP *b, const Ord *ord, 
     ASSERT(at <= INT32_MAX);
     v->off = (int32_t)at;
     for (int w = 0; w < 2; w++)
-      if (walks[w]) grid_add(c, walks[w], grid[w], v->id);
+      if (walks[w]) grid_add(walks[w], grid[w], v->id);
     if (at + sz[v->id] > end[v->sp]) end[v->sp] = at + sz[v->id], top[v->sp] = v;
   }
 }
@@ -444,16 +448,16 @@ static void place_rest(const Body *b, const bool *buf, int f, bool views) {
 
 /* Place core f's buffers (fn its program); E-CAPACITY when the placement, or
  * the peak it rests on, does not fit. owner: the core that placed each var. */
-static void plan(Comp *c, Kernel *k, int f, const Stmt *fn, int8_t *owner) {
+static void plan_in(Comp *c, Arena *S, Kernel *k, int f, const Stmt *fn, int8_t *owner) {
   MP a, b;
-  ranges(&a, c, k, fn, false);
+  ranges(&a, c, S, k, fn, false);
   bool two = has_if(&fn->body);
-  if (two) ranges(&b, c, k, fn, true);
+  if (two) ranges(&b, c, S, k, fn, true);
   const MP *pb = two ? &b : &a;
   int64_t peak[SP_N], p2[SP_N];
-  peak_m(&a, c, k, fn, peak, SP_VEC, NULL, NULL);
+  peak_m(&a, k, fn, peak, SP_VEC, NULL, NULL);
   if (two) {
-    peak_m(&b, c, k, fn, p2, SP_VEC, NULL, NULL);
+    peak_m(&b, k, fn, p2, SP_VEC, NULL, NULL);
     for (int s = 0; s < SP_N; s++)
       if (p2[s] > peak[s]) peak[s] = p2[s];
   }
@@ -462,9 +466,9 @@ static void plan(Comp *c, Kernel *k, int f, const Stmt *fn, int8_t *owner) {
   capacity(c, k, f, fn, E_CAPACITY, peak, res);
 
   int n = k->nvars, nb = 0;
-  Ord *ord = ir_alloc_raw(c->A, (size_t)(n ? n : 1) * sizeof *ord);
-  int64_t *sz = ir_alloc(c->A, (size_t)(n ? n : 1) * sizeof *sz);
-  bool *buf = ir_alloc(c->A, (size_t)(n ? n : 1));
+  Ord *ord = ir_alloc_raw(S, (size_t)(n ? n : 1) * sizeof *ord);
+  int64_t *sz = ir_alloc(S, (size_t)(n ? n : 1) * sizeof *sz);
+  bool *buf = ir_alloc(S, (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) {
     const Var *v = k->vars[i];
     if (v->kind != VK_TILE || !(a.other[i] || pb->other[i])) continue;
@@ -482,14 +486,14 @@ static void plan(Comp *c, Kernel *k, int f, const Stmt *fn, int8_t *owner) {
   base[SP_RIGHT] = a.lr[1] > pb->lr[1] ? a.lr[1] : pb->lr[1];
   base[f ? SP_VEC : SP_MAT] = res;
   sort_ord(ord, nb);
-  place(c, k, &a, pb, ord, nb, sz, base, end, top);
+  place(k, &a, pb, ord, nb, sz, base, end, top);
   for (size_t si = 0; si < sizeof spaces / sizeof spaces[0]; si++) {
     Space sp = spaces[si];
     int64_t cap = ir_capacity(k->target, sp);
     if (end[sp] <= cap) continue;
     for (int i = 0; i < nb; i++) ord[i].k2 = ord[i].k1, ord[i].k1 = -sz[ord[i].id];   /* largest first */
     sort_ord(ord, nb);
-    place(c, k, &a, pb, ord, nb, sz, base, end, top);
+    place(k, &a, pb, ord, nb, sz, base, end, top);
     for (size_t sj = 0; sj < sizeof spaces / sizeof spaces[0]; sj++) {
       sp = spaces[sj];
       cap = ir_capacity(k->target, sp);
@@ -507,6 +511,23 @@ static void plan(Comp *c, Kernel *k, int f, const Stmt *fn, int8_t *owner) {
   k->entry[dir] = (int32_t)entry;
   for (int s = 0; s < SP_N; s++)
     if (end[s] > k->top[s]) k->top[s] = (int32_t)end[s];
+}
+
+/* plan_in with its scratch in an arena of its own, freed when the core is
+ * placed or the placement fails. */
+static void plan(Comp *c, Kernel *k, int f, const Stmt *fn, int8_t *owner) {
+  Arena *S = ir_arena_new();
+  jmp_buf jb, *outer = c->jb;
+  c->jb = &jb;
+  if (setjmp(jb)) {
+    ir_arena_free(S);
+    c->jb = outer;
+    if (!outer) die("diagnostic with nowhere to go: %s", c->diag.msg);
+    longjmp(*outer, 1);
+  }
+  plan_in(c, S, k, f, fn, owner);
+  c->jb = outer;
+  ir_arena_free(S);
 }
 
 void pass_memplan(Comp *c, Kernel *k) {

@@ -28,6 +28,7 @@ typedef struct Scope {
 typedef struct {
   Comp *c;
   Kernel *k;
+  Arena *T;                                     /* the tokens and scopes: freed when the parse ends */
   Tok *t;
   int pos;
   Scope *sc;
@@ -53,7 +54,7 @@ static const char *const reserved[] = {
 
 bool ir_reserved(const char *s, size_t n) {
   for (int i = 0; reserved[i]; i++)
-    if (strlen(reserved[i]) == n && !memcmp(reserved[i], s, n)) return true;
+    if (n && reserved[i][0] == s[0] && strlen(reserved[i]) == n && !memcmp(reserved[i], s, n)) return true;
   return ir_op_lookup(s, n) >= 0;
 }
 
@@ -65,7 +66,8 @@ static Tok *next(P *p) {
   return t;
 }
 static bool is(Tok *t, const char *s) {
-  return (t->k == TK_PUNCT || t->k == TK_IDENT) && t->len == (int)strlen(s) && !memcmp(t->s, s, (size_t)t->len);
+  return (t->k == TK_PUNCT || t->k == TK_IDENT) && t->s[0] == s[0] && t->len == (int)strlen(s) &&
+         !memcmp(t->s, s, (size_t)t->len);
 }
 static const char *desc(P *p, Tok *t) {
   if (t->k == TK_EOF) return "end of file";
@@ -123,7 +125,7 @@ static Var *lookup(P *p, const char *s, size_t n) {
   return NULL;
 }
 static void rehash(P *p, uint32_t nb) {
-  Bind **t = ir_alloc(p->c->A, (size_t)nb * sizeof *t);
+  Bind **t = ir_alloc(p->T, (size_t)nb * sizeof *t);
   for (uint32_t i = 0; p->tab && i <= p->mask; i++)
     for (Bind *b = p->tab[i], *nx; b; b = nx) {
       nx = b->next;
@@ -135,7 +137,7 @@ static void rehash(P *p, uint32_t nb) {
 }
 static void bind(P *p, Var *v) {
   if (!p->tab || (uint32_t)p->nbind >= p->mask) rehash(p, p->tab ? 2 * (p->mask + 1) : 64);
-  Bind *b = ir_alloc(p->c->A, sizeof *b);
+  Bind *b = ir_alloc(p->T, sizeof *b);
   b->v = v;
   b->len = strlen(v->name);
   b->h = hash(v->name, b->len);
@@ -146,7 +148,7 @@ static void bind(P *p, Var *v) {
   p->nbind++;
 }
 static void push_scope(P *p, Loc l) {
-  Scope *sc = ir_alloc(p->c->A, sizeof *sc);
+  Scope *sc = ir_alloc(p->T, sizeof *sc);
   sc->up = p->sc;
   sc->depth = p->sc ? p->sc->depth + 1 : 0;
   if (sc->depth > IR_MAX_BLOCKS + 1)              /* the kernel's body is depth 1 */
@@ -715,8 +717,17 @@ static void attrs(P *p) {
 
 Kernel *ir_parse(Comp *c) {
   int ntok;
-  P p = {.c = c};
-  p.t = ir_lex(c, &ntok);
+  Arena *T = ir_arena_new();
+  jmp_buf jb, *outer = c->jb;
+  c->jb = &jb;
+  if (setjmp(jb)) {                             /* free the scratch, then report as before */
+    ir_arena_free(T);
+    c->jb = outer;
+    if (!outer) die("diagnostic with nowhere to go: %s", c->diag.msg);
+    longjmp(*outer, 1);
+  }
+  P p = {.c = c, .T = T};
+  p.t = ir_lex(c, T, &ntok);
   p.k = ir_alloc(c->A, sizeof *p.k);
   p.k->slots = 2;
   push_scope(&p, (Loc){1, 1, 0});
@@ -736,5 +747,7 @@ Kernel *ir_parse(Comp *c) {
   p.k->lowered = lowered(&p.k->body);
   Tok *e = peek(&p);
   if (e->k != TK_EOF) ir_error(c, e->loc, E_PARSE, "expected end of file after the kernel, found %s", desc(&p, e));
+  c->jb = outer;
+  ir_arena_free(T);
   return p.k;
 }

@@ -18,6 +18,7 @@ Arena *ir_arena_new(void);
 void ir_arena_free(Arena *a);
 void *ir_alloc(Arena *a, size_t n);             /* zeroed, 16-aligned */
 void *ir_alloc_raw(Arena *a, size_t n);         /* not zeroed: scratch written in full before use */
+void *ir_arena_adopt(Arena *a, void *p);        /* p (malloc'd) is freed with the arena; returns p */
 char *ir_strndup(Arena *a, const char *s, size_t n);
 char *ir_fmt(Arena *a, const char *fmt, ...);
 
@@ -315,7 +316,7 @@ typedef struct {
   double num;
   int64_t ival;
 } Tok;
-Tok *ir_lex(Comp *c, int *ntok);                /* ends with TK_EOF */
+Tok *ir_lex(Comp *c, Arena *T, int *ntok);      /* in T; ends with TK_EOF */
 
 /* ---- parse.c -------------------------------------------------------------- */
 

@@ -13,8 +13,14 @@ typedef struct Chunk {
   _Alignas(16) unsigned char mem[];
 } Chunk;
 
+typedef struct Owned {
+  struct Owned *next;
+  void *p;
+} Owned;
+
 struct Arena {
   Chunk *head;
+  Owned *owned;                                 /* malloc'd blocks handed over by ir_arena_adopt */
 };
 
 Arena *ir_arena_new(void) {
@@ -25,6 +31,7 @@ Arena *ir_arena_new(void) {
 
 void ir_arena_free(Arena *a) {
   if (!a) return;
+  for (Owned *o = a->owned; o; o = o->next) free(o->p);
   for (Chunk *c = a->head, *n; c; c = n) {
     n = c->next;
     free(c);
@@ -52,6 +59,14 @@ void *ir_alloc_raw(Arena *a, size_t n) {
   return p;
 }
 
+void *ir_arena_adopt(Arena *a, void *p) {
+  Owned *o = ir_alloc(a, sizeof *o);
+  o->p = p;
+  o->next = a->owned;
+  a->owned = o;
+  return p;
+}
+
 char *ir_strndup(Arena *a, const char *s, size_t n) {
   char *p = ir_alloc(a, n + 1);
   memcpy(p, s, n);
@@ -59,11 +74,14 @@ char *ir_strndup(Arena *a, const char *s, size_t n) {
 }
 
 char *ir_fmt(Arena *a, const char *fmt, ...) {
+  char buf[256];                                /* most strings fit: formatted once */
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  char *p = ir_alloc(a, (size_t)n + 1);
+  if (n < 0) die("vsnprintf failed");
+  char *p = ir_alloc_raw(a, (size_t)n + 1);
+  if ((size_t)n < sizeof buf) return memcpy(p, buf, (size_t)n + 1);
   va_start(ap, fmt);
   vsnprintf(p, (size_t)n + 1, fmt, ap);
   va_end(ap);

@@ -192,14 +192,60 @@ Slot *sim_slot(Sim *s, const Var *v) {
   return sl;
 }
 
+/* The reference run gives a tile's buffers back after the last top-level
+ * statement naming it (run_top); a later value of the same element count
+ * takes them instead of new ones, so straight-line code of any length runs
+ * in the memory of the values live at once. Buckets by element count. */
+enum { POOL_SIZES = 16 };
+typedef struct PoolBuf {
+  struct PoolBuf *next;
+  Elem *d;
+  uint8_t *def;
+} PoolBuf;
+struct SimPool {
+  size_t n[POOL_SIZES];
+  PoolBuf *head[POOL_SIZES];
+  int nsizes;
+  PoolBuf *spare;                               /* nodes of buffers taken again */
+};
+
+static bool pool_take(Sim *s, size_t n, Tile *t) {
+  struct SimPool *p = s->pool;
+  for (int i = 0; p && i < p->nsizes; i++) {
+    PoolBuf *b = p->head[i];
+    if (p->n[i] != n || !b) continue;
+    p->head[i] = b->next;
+    t->d = b->d, t->def = b->def;
+    b->next = p->spare, p->spare = b;
+    return true;
+  }
+  return false;
+}
+
+static void pool_give(Sim *s, size_t n, Tile *t) {
+  struct SimPool *p = s->pool ? s->pool : (s->pool = ir_alloc(s->A, sizeof *s->pool));
+  int i = 0;
+  while (i < p->nsizes && p->n[i] != n) i++;
+  if (i == POOL_SIZES) return;                  /* a seventeenth size: left to the arena */
+  if (i == p->nsizes) p->n[p->nsizes++] = n;
+  PoolBuf *b = p->spare;
+  if (b) p->spare = b->next;
+  else b = ir_alloc(s->A, sizeof *b);
+  b->d = t->d, b->def = t->def;
+  b->next = p->head[i], p->head[i] = b;
+  t->d = NULL, t->def = NULL;
+}
+
 static Tile *fresh(Sim *s, const Var *v) {
   Slot *sl = sim_slot(s, v);
   int L = lane_of(s, v), b = sl->cur[L] == 0 ? 1 : 0;
   Tile *t = &sl->t[L][b];
   if (!t->d) {                                  /* every evaluator writes all defined bits it sets */
     size_t n = (size_t)v->R * v->C;
-    t->d = ir_alloc_raw(s->A, n * sizeof *t->d);
-    t->def = ir_alloc_raw(s->A, n);
+    if (!pool_take(s, n, t)) {
+      t->d = ir_alloc_raw(s->A, n * sizeof *t->d);
+      t->def = ir_alloc_raw(s->A, n);
+    }
     memset(t->def, 0, n);                       /* but start from "nothing defined" all the same */
   }
   t->dt = v->dt;
@@ -932,8 +978,13 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
       return;
     }
   }
-  Elem *bt = ir_alloc_raw(s->A, (size_t)(N ? N : 1) * (size_t)(K ? K : 1) * sizeof *bt);   /* bt[j][k] */
-  uint8_t *rowdef = ir_alloc_raw(s->A, (size_t)M + 1), *coldef = ir_alloc_raw(s->A, (size_t)N + 1);
+  size_t nbt = (size_t)(N ? N : 1) * (size_t)(K ? K : 1) * sizeof(Elem), need = nbt + (size_t)M + 1 + (size_t)N + 1;
+  if (s->mm_cap < need) {                       /* one scratch for the run, not one per matmul executed */
+    s->mm_scr = ir_alloc_raw(s->A, need);
+    s->mm_cap = need;
+  }
+  Elem *bt = s->mm_scr;                         /* bt[j][k] */
+  uint8_t *rowdef = (uint8_t *)s->mm_scr + nbt, *coldef = rowdef + M + 1;
   for (int i = 0; i < M; i++) {
     uint8_t d = 1;
     for (int k = 0; k < K; k++) d &= a->def[i * a->C + k];
@@ -1128,49 +1179,93 @@ void sim_exec(Sim *s, const Stmt *st) {
   if (s->addressed && st->dst && st->dst->kind == VK_TILE) sim_mem_def(s, st, -1);
 }
 
-static void run_body(Sim *s, const Body *b) {
-  for (int i = 0; i < b->n; i++) {
-    const Stmt *st = b->v[i];
-    switch (st->k) {
-    case S_FOR:
-      for (int64_t v = st->iv->lo; v < st->iv->hi; v += st->iv->step) {
-        s->ival[0][st->iv->id] = v;
-        run_body(s, &st->body);
-      }
-      break;
-    case S_SPLIT:
+static void run_body(Sim *s, const Body *b);
+static void run_stmt(Sim *s, const Stmt *st) {
+  switch (st->k) {
+  case S_FOR:
+    for (int64_t v = st->iv->lo; v < st->iv->hi; v += st->iv->step) {
+      s->ival[0][st->iv->id] = v;
       run_body(s, &st->body);
-      break;
-    case S_COND: {                              /* per lane (lane 0 first): its branch, that lane only */
-      int only = s->only;
-      for (int L = 0; L < 2; L++) {
-        if (only >= 0 && L != only) continue;
-        s->lane = L;
-        bool yes = ir_rel_holds(st->rel, ieval(s, &st->ca), ieval(s, &st->cb));
-        s->only = L;
-        run_body(s, yes ? &st->body : &st->other);
-        s->only = only;
-      }
-      s->lane = 0;
-      break;
     }
-    case S_FUNC:
-    case S_IF:
-      die("the reference interpreter runs source IR; per-core programs run on the machine (sim/machine.c)");
-    case S_OP: {
-      bool per = st->rhs.k == A_CALL ? st->rhs.call->perlane : (st->dst && st->dst->lane);
-      if (st->rhs.k == A_CALL && st->rhs.call->op != OP_store)
-        for (int a = 0; a < st->rhs.call->nargs; a++)
-          if (st->rhs.call->args[a].k == A_CALL) die("interp: nested call; run flatten first");
-      for (int L = 0; L < (per ? 2 : 1); L++) {
-        if (s->only >= 0 && L != s->only) continue;
-        s->lane = L;
-        sim_exec(s, st);
-      }
-      s->lane = 0;
-      break;
+    break;
+  case S_SPLIT:
+    run_body(s, &st->body);
+    break;
+  case S_COND: {                                /* per lane (lane 0 first): its branch, that lane only */
+    int only = s->only;
+    for (int L = 0; L < 2; L++) {
+      if (only >= 0 && L != only) continue;
+      s->lane = L;
+      bool yes = ir_rel_holds(st->rel, ieval(s, &st->ca), ieval(s, &st->cb));
+      s->only = L;
+      run_body(s, yes ? &st->body : &st->other);
+      s->only = only;
     }
+    s->lane = 0;
+    break;
+  }
+  case S_FUNC:
+  case S_IF:
+    die("the reference interpreter runs source IR; per-core programs run on the machine (sim/machine.c)");
+  case S_OP: {
+    bool per = st->rhs.k == A_CALL ? st->rhs.call->perlane : (st->dst && st->dst->lane);
+    if (st->rhs.k == A_CALL && st->rhs.call->op != OP_store)
+      for (int a = 0; a < st->rhs.call->nargs; a++)
+        if (st->rhs.call->args[a].k == A_CALL) die("interp: nested call; run flatten first");
+    for (int L = 0; L < (per ? 2 : 1); L++) {
+      if (s->only >= 0 && L != s->only) continue;
+      s->lane = L;
+      sim_exec(s, st);
     }
+    s->lane = 0;
+    break;
+  }
+  }
+}
+
+static void run_body(Sim *s, const Body *b) {
+  for (int i = 0; i < b->n; i++) run_stmt(s, b->v[i]);
+}
+
+/* The tiles statement st (top-level statement i) names, at any depth: give
+ * = false records i as their last use; give = true gives back the buffers of
+ * those whose last use it is. */
+static void uses_arg(Sim *s, const Arg *a, int i, int *last, bool give);
+static void use_var(Sim *s, const Var *v, int i, int *last, bool give) {
+  if (!v || v->kind != VK_TILE) return;
+  if (!give) {
+    last[v->id] = i;
+    return;
+  }
+  Slot *sl = s->slot[v->id];
+  if (last[v->id] != i || !sl) return;
+  last[v->id] = -1;
+  for (int L = 0; L < SIM_CTX; L++)
+    for (int b = 0; b < 2; b++)
+      if (sl->t[L][b].d) pool_give(s, (size_t)v->R * v->C, &sl->t[L][b]);
+}
+static void uses_arg(Sim *s, const Arg *a, int i, int *last, bool give) {
+  if (a->k == A_VAR) use_var(s, a->var, i, last, give);
+  else if (a->k == A_CALL)
+    for (int j = 0; j < a->call->nargs; j++) uses_arg(s, &a->call->args[j], i, last, give);
+}
+static void uses(Sim *s, const Stmt *st, int i, int *last, bool give) {
+  use_var(s, st->dst, i, last, give);
+  uses_arg(s, &st->rhs, i, last, give);
+  for (int j = 0; j < st->body.n; j++) uses(s, st->body.v[j], i, last, give);
+  for (int j = 0; j < st->other.n; j++) uses(s, st->other.v[j], i, last, give);
+}
+
+/* The kernel's statements in order, each tile's buffers given back after
+ * its last top-level statement (the values of a loop are live through it). */
+static void run_top(Sim *s) {
+  const Body *b = &s->k->body;
+  int *last = ir_alloc_raw(s->A, ((size_t)s->k->nvars + 1) * sizeof *last);
+  for (int v = 0; v < s->k->nvars; v++) last[v] = -1;
+  for (int i = 0; i < b->n; i++) uses(s, b->v[i], i, last, false);
+  for (int i = 0; i < b->n; i++) {
+    run_stmt(s, b->v[i]);
+    uses(s, b->v[i], i, last, true);
   }
 }
 
@@ -1178,7 +1273,8 @@ bool sim_run_reference(Sim *s) {
   s->err.set = false;
   s->steps = 0;
   if (setjmp(s->jb)) return false;
-  run_body(s, &s->k->body);
+  if (s->mc || s->addressed) run_body(s, &s->k->body);
+  else run_top(s);
   return true;
 }
 

@@ -114,6 +114,9 @@ struct Sim {
   int task;
   Machine *m;
   MatMemo *memo;
+  void *mm_scr;                                 /* the matmuls' scratch, reused by each (interp.c) */
+  struct SimPool *pool;                         /* tile buffers the reference run gave back (interp.c) */
+  size_t mm_cap;
   uint64_t steps, max_steps;
   int op1;                                      /* 1 + the op of the statement running (names it in err) */
   void (*on_pop)(void *ctx, const Stmt *st, int lane, int vr, int vc);
