@@ -230,7 +230,9 @@ static bool sim_at_fault(const Src *src, int v, const OrcOpts *o, Sim *g, const 
              ir_pass_names[p], r->ran ? "other outputs" : code_or_ok(r->ran, r->s));
     return true;
   }
-  for (int q = p - 1; q >= 1; q--) {            /* the last unexpanded level without lanes */
+  int q0 = p - 1;
+  while (q0 > 1 && strcmp(ir_pass_names[q0 + 1], "expand_mixed")) q0--;   /* the level expand_mixed consumes */
+  for (int q = q0; q >= 1; q--) {               /* the last unexpanded level without lanes */
     Run f;
     run_level(&f, src, gk, v, ir_pass_names[q], o, ~0ull, inputs);   /* compile only */
     bool flat = f.compiled && sim_machine_runs_flat(f.k), agree = !flat || flat_agrees(o, g, gk, f.k, inputs, res, sizeof res);
