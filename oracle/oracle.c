@@ -251,9 +251,11 @@ static bool sim_at_fault(const Src *src, int v, const OrcOpts *o, Sim *g, const 
   if (r->ran && ran) bad = !orc_same_outputs(r->s, r->k, q, r->k, -1, pat, sizeof pat);
   else if (r->ran != ran) bad = !slots_only(sim_diag(r->ran ? q : r->s)->code);
   else bad = false;                             /* both raised something: no verdict */
-  if (bad)
+  if (bad && r->ran && ran)
+    snprintf(why, n, "sim self-check: at %s the machine and the plain machine give different outputs", ir_pass_names[p]);
+  else if (bad)
     snprintf(why, n, "sim self-check: at %s the machine gives %s, the plain machine %s", ir_pass_names[p],
-             r->ran && ran ? "other outputs than" : code_or_ok(r->ran, r->s), r->ran && ran ? "" : code_or_ok(ran, q));
+             code_or_ok(r->ran, r->s), code_or_ok(ran, q));
   sim_free(q);
   return bad;
 }
