@@ -3,8 +3,9 @@
  * the AIC and one or two AIV lanes as cooperative tasks over the C2V and V2C
  * pipes, round-robin one instruction at a time or in a seeded random order.
  * Pipes have their declared slots; the plain machine (SimOpts.plain, the
- * oracle's second opinion) has unbounded FIFOs and counts loop trips. Flat source IR without lanes runs as one task (the oracle's check of
- * the machine against the reference interpreter).
+ * oracle's second opinion) has unbounded FIFOs and counts loop trips. Flat
+ * source IR without lanes runs as one task (the oracle's check of the
+ * machine against the reference interpreter).
  * Produces the GM tensors, or a runtime violation:
  *   R-PIPE-SHAPE  a pop that does not match the push (shape, dtype, code)
  *   R-PIPE-SLOT   an entry larger than the slot, or a pipe never declared
@@ -576,6 +577,8 @@ static bool lane_free(const Body *b) {
 
 bool sim_machine_runs_flat(const Kernel *k) { return !k->expanded && lane_free(&k->body); }
 
+uint64_t sim_machine_ins(const Sim *s) { return s->m ? s->m->ins : 0; }
+
 /* R-NOOP: a tile the replay made has an empty valid region (DESIGN 14.8), or,
  * from an assemble (whose valid extent keeps the offset), no defined element. */
 static void replay_made(Sim *s, const Stmt *st) {
@@ -662,7 +665,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
   s->m = m;
   s->mc = true;
   s->err.set = false;
-  m->max_ins = 20000000;
+  m->max_ins = SIM_MAX_INS;
   if (!k->expanded) {                           /* flat source IR: one task runs it all */
     if (!sim_machine_runs_flat(k)) die("machine: flat IR with lanes runs under the reference interpreter only");
     linearize(s, &m->prog[0], &k->body, false);

@@ -163,6 +163,10 @@ int64_t sim_ieval(Sim *s, const Aff *a);
  * (the oracle's self-check compares that with the reference interpreter). */
 bool sim_run_machine(Sim *s, uint64_t sched);
 bool sim_machine_runs_flat(const Kernel *k);
+enum { SIM_MAX_INS = 20000000 };                /* the machine's instruction budget (R-STEPS) */
+/* Instructions the last machine run executed, a blocked task's tries included:
+ * at most one try per task between two executed instructions. */
+uint64_t sim_machine_ins(const Sim *s);
 void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc);
 void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, const void *val, Loc loc);
 bool sim_in_replay(const Sim *s);
