@@ -235,7 +235,7 @@ static bool sim_at_fault(const Src *src, int v, const OrcOpts *o, Sim *g, const 
   char res[48];
   if (!r->k->expanded) {                        /* the reference failed at p: does the machine fail there too? */
     if (!sim_machine_runs_flat(r->k) || flat_agrees(o, g, gk, r->k, inputs, res, sizeof res) != 1) return false;
-    snprintf(why, n, "sim self-check: at %s the reference interpreter gives %s, the machine (one task) the golden outputs",
+    snprintf(why, n, "sim self-check: at %s the interpreter gives %s, the machine (one task) the golden outputs",
              ir_pass_names[p], r->ran ? "other outputs" : code_or_ok(r->ran, r->s));
     return true;
   }
@@ -248,7 +248,7 @@ static bool sim_at_fault(const Src *src, int v, const OrcOpts *o, Sim *g, const 
     bool agree = !flat || flat_agrees(o, g, gk, f.k, inputs, res, sizeof res) != 0;
     run_free(&f);
     if (!agree) {
-      snprintf(why, n, "sim self-check: at %s the machine (one task) gives %s, the reference interpreter the golden outputs",
+      snprintf(why, n, "sim self-check: at %s the machine (one task) gives %s, the interpreter the golden outputs",
                ir_pass_names[q], res);
       return true;
     }
@@ -279,7 +279,7 @@ static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel
   for (int p = 1; ir_pass_names[p]; p++) {
     Run r;
     run_level(&r, src, gk, v, ir_pass_names[p], o, sched, inputs);
-    char pat[12], why[160];
+    char pat[12], why[128];
     bool bad = !r.compiled || !r.ran ||
                !orc_same_outputs(g, gk, r.s, r.k, axis_of(vr->mode), pat, sizeof pat);
     if (bad) {
@@ -288,7 +288,7 @@ static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel
         char was[sizeof vr->detail];
         set(vr->pass, sizeof vr->pass, "sim");
         memcpy(was, vr->detail, sizeof was);
-        snprintf(vr->detail, sizeof vr->detail, "%s; %s", why, was);
+        snprintf(vr->detail, sizeof vr->detail, "%.127s; %.70s", why, was);
       }
       run_free(&r);
       return;
