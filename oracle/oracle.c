@@ -106,7 +106,7 @@ static void run_level(Run *r, const Src *src, const Kernel *gk, int v, const cha
   if (!r->k) return;
   r->compiled = true;
   if (sched == ~0ull) return;                   /* compile only */
-  r->s = sim_new(r->k, &(SimOpts){.seed = o->input_seed, .inputs = inputs, .memo = o->memo});
+  r->s = sim_new(r->k, &(SimOpts){.seed = o->input_seed, .inputs = inputs, .memo = o->memo, .fault = o->sim_fault});
   r->ran = r->k->expanded ? sim_run_machine(r->s, sched) : sim_run_reference(r->s);
 }
 
@@ -187,20 +187,113 @@ bool orc_same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axi
 
 static int axis_of(int mode) { return mode == MODE_NONE ? -1 : MODE_AXIS(mode); }
 
-/* The first pass whose output no longer behaves like the golden run. */
+/* ---- the simulator's self-check ------------------------------------------------------ */
+
+/* Two simulator paths that must agree on a correct simulator, run only at the
+ * first bad pass P of a finding (docs/fuzzing.md, "Bisection that blames the
+ * right layer"):
+ *   flat   the machine runs an unexpanded level without lanes as one task and
+ *          must give what the reference interpreter gives: P itself when it is
+ *          unexpanded, else the last unexpanded level before P (which the
+ *          reference ran like the golden run, P being the first bad level);
+ *   plain  an expanded level P runs again on the plain machine (SimOpts.plain:
+ *          unbounded FIFO pipes, loops stepped by trip count, no addressed
+ *          memory) under the same schedule and must give what the machine gave.
+ * A disagreement blames the simulator: the finding's first bad pass is `sim`. */
+
+static const char *code_or_ok(bool ran, const Sim *s) { return ran ? "ok" : ir_diag_name(sim_diag(s)->code); }
+
+/* One machine raised code where the other (which ran other_ins instructions)
+ * ran clean: a disagreement unless a correct simulator may do that on a wrong
+ * program. A deadlock on full slots and R-ALIAS need the slotted machine's
+ * slots and addresses; the budget counts a blocked task's tries, at most one
+ * per task (3) between two executed instructions, so a run spends it
+ * legitimately only when the other ran at least a third of it. */
+static bool one_sided_ok(int code, uint64_t other_ins, bool slotted) {
+  return (slotted && (code == R_DEADLOCK || code == R_ALIAS)) || (code == R_STEPS && other_ins >= SIM_MAX_INS / 3);
+}
+
+/* Kernel k under the machine as one task: 1 the golden outputs without a
+ * violation, 0 a violation or other outputs, -1 no verdict (R-STEPS: the
+ * reference has no instruction budget, a long kernel may spend the machine's). */
+static int flat_agrees(const OrcOpts *o, Sim *g, const Kernel *gk, const Kernel *k, const Sim *inputs, char *res,
+                       size_t n) {
+  Sim *m = sim_new(k, &(SimOpts){.seed = o->input_seed, .inputs = inputs, .memo = o->memo, .fault = o->sim_fault});
+  bool ran = sim_run_machine(m, 0);
+  char pat[12];
+  bool same = ran && orc_same_outputs(g, gk, m, k, -1, pat, sizeof pat);
+  snprintf(res, n, "%s", !ran ? ir_diag_name(sim_diag(m)->code) : same ? "golden outputs" : "other outputs");
+  int v = same ? 1 : !ran && sim_diag(m)->code == R_STEPS ? -1 : 0;
+  sim_free(m);
+  return v;
+}
+
+/* True with why set when the simulator's own paths disagree at level p (run as r). */
+static bool sim_at_fault(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, uint64_t sched,
+                         const Sim *inputs, int p, const Run *r, char *why, size_t n) {
+  if (!r->compiled || gk->expanded) return false;
+  char res[48];
+  if (!r->k->expanded) {                        /* the reference failed at p: does the machine fail there too? */
+    if (!sim_machine_runs_flat(r->k) || flat_agrees(o, g, gk, r->k, inputs, res, sizeof res) != 1) return false;
+    snprintf(why, n, "sim self-check: at %s the interpreter gives %s, the machine (one task) the golden outputs",
+             ir_pass_names[p], r->ran ? "other outputs" : code_or_ok(r->ran, r->s));
+    return true;
+  }
+  int q0 = p - 1;
+  while (q0 > 1 && strcmp(ir_pass_names[q0 + 1], "expand_mixed")) q0--;   /* the level expand_mixed consumes */
+  for (int q = q0; q >= 1; q--) {               /* the last unexpanded level without lanes */
+    Run f;
+    run_level(&f, src, gk, v, ir_pass_names[q], o, ~0ull, inputs);   /* compile only */
+    bool flat = f.compiled && sim_machine_runs_flat(f.k);
+    bool agree = !flat || flat_agrees(o, g, gk, f.k, inputs, res, sizeof res) != 0;
+    run_free(&f);
+    if (!agree) {
+      snprintf(why, n, "sim self-check: at %s the machine (one task) gives %s, the interpreter the golden outputs",
+               ir_pass_names[q], res);
+      return true;
+    }
+    if (flat) break;
+  }
+  Sim *q = sim_new(r->k, &(SimOpts){.seed = o->input_seed, .inputs = inputs, .memo = o->memo, .plain = true,
+                                    .fault = o->sim_fault});
+  bool ran = sim_run_machine(q, sched), bad;
+  char pat[12];
+  if (r->ran && ran) bad = !orc_same_outputs(r->s, r->k, q, r->k, -1, pat, sizeof pat);
+  else if (r->ran) bad = !one_sided_ok(sim_diag(q)->code, sim_machine_ins(r->s), false);
+  else if (ran) bad = !one_sided_ok(sim_diag(r->s)->code, sim_machine_ins(q), true);
+  else bad = false;                             /* both raised something: no verdict */
+  if (bad && r->ran && ran)
+    snprintf(why, n, "sim self-check: at %s the machine and the plain machine give different outputs", ir_pass_names[p]);
+  else if (bad)
+    snprintf(why, n, "sim self-check: at %s the machine gives %s, the plain machine %s", ir_pass_names[p],
+             code_or_ok(r->ran, r->s), code_or_ok(ran, q));
+  sim_free(q);
+  return bad;
+}
+
+/* The first pass whose output no longer behaves like the golden run, or `sim`
+ * when the simulator's self-check at that pass blames the simulator. */
 static void bisect(const Src *src, int v, const OrcOpts *o, Sim *g, const Kernel *gk, VarResult *vr,
                    const Sim *inputs) {
+  uint64_t sched = vr->sched ? o->sched_seed : 0;
   for (int p = 1; ir_pass_names[p]; p++) {
     Run r;
-    run_level(&r, src, gk, v, ir_pass_names[p], o, vr->sched ? o->sched_seed : 0, inputs);
-    char pat[12];
+    run_level(&r, src, gk, v, ir_pass_names[p], o, sched, inputs);
+    char pat[12], why[128];
     bool bad = !r.compiled || !r.ran ||
                !orc_same_outputs(g, gk, r.s, r.k, axis_of(vr->mode), pat, sizeof pat);
-    run_free(&r);
     if (bad) {
       set(vr->pass, sizeof vr->pass, ir_pass_names[p]);
+      if (sim_at_fault(src, v, o, g, gk, sched, inputs, p, &r, why, sizeof why)) {
+        char was[sizeof vr->detail];
+        set(vr->pass, sizeof vr->pass, "sim");
+        memcpy(was, vr->detail, sizeof was);
+        snprintf(vr->detail, sizeof vr->detail, "%.127s; %.70s", why, was);
+      }
+      run_free(&r);
       return;
     }
+    run_free(&r);
   }
 }
 
@@ -252,7 +345,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
     }
     if (o->progress && sc) o->progress(o->ctx, v, sc);
     double t0 = now_ms();
-    Sim *s = sim_new(r.k, &(SimOpts){.seed = o->input_seed, .inputs = inputs, .memo = o->memo});
+    Sim *s = sim_new(r.k, &(SimOpts){.seed = o->input_seed, .inputs = inputs, .memo = o->memo, .fault = o->sim_fault});
     bool ran = r.k->expanded ? sim_run_machine(s, sc ? o->sched_seed : 0) : sim_run_reference(s);
     double t1 = now_ms();
     tm->t_sim += t1 - t0;
@@ -315,7 +408,7 @@ void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
     res->why = c.diag;
   } else {
     g0 = sim_new(k, &(SimOpts){.seed = o->input_seed, .full_inputs = o->full_inputs});
-    g = sim_new(k, &(SimOpts){.inputs = g0, .memo = o->memo, .origins = true});
+    g = sim_new(k, &(SimOpts){.inputs = g0, .memo = o->memo, .origins = true, .fault = o->sim_fault});
     if (!(k->expanded ? sim_run_machine(g, 0) : sim_run_reference(g))) {   /* lowered text is its own golden run */
       res->invalid = true;
       res->why = *sim_diag(g);

@@ -52,6 +52,7 @@ typedef struct {
   void (*report)(void *ctx, const VarResult *r);  /* after each variant */
   void *ctx;
   MatMemo *memo;                                /* set by orc_check itself */
+  SimFault sim_fault;                           /* test hook: every machine run has this bug (SimOpts.fault) */
 } OrcOpts;
 
 typedef struct {

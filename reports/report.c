@@ -623,6 +623,11 @@ static void ir_diff(Rep *r) {
     put(r->ir_note, sizeof r->ir_note, "no first bad pass recorded");
     return;
   }
+  if (!strcmp(bad, "sim")) {                    /* oracle.c sim_at_fault: no pass to diff */
+    put(r->ir_note, sizeof r->ir_note,
+        "first bad pass 'sim': the simulator's self-check blamed the simulator (the detail says which check)");
+    return;
+  }
   if (!strcmp(r->backend, "ptoas") || !strcmp(nz(r->f.kind), "crash")) {
     put(r->ir_note, sizeof r->ir_note, "not compiled here (a crash, or the real back end)");
     return;

@@ -117,6 +117,8 @@ Sim *sim_new(const Kernel *k, const SimOpts *o) {
   s->memo = o ? o->memo : NULL;
   s->on_pop = o ? o->on_pop : NULL;
   s->hook_ctx = o ? o->hook_ctx : NULL;
+  s->plain = o && o->plain;
+  s->fault = o ? o->fault : SIM_FAULT_NONE;
   s->gm = ir_alloc(A, (size_t)k->nvars * sizeof *s->gm);
   s->slot = ir_alloc(A, (size_t)k->nvars * sizeof *s->slot);
   for (int x = 0; x < SIM_CTX; x++) {

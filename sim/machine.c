@@ -2,6 +2,10 @@
  * expand_mixed: pipe declarations, an `aic` and an `aiv` program) and runs
  * the AIC and one or two AIV lanes as cooperative tasks over the C2V and V2C
  * pipes, round-robin one instruction at a time or in a seeded random order.
+ * Pipes have their declared slots; the plain machine (SimOpts.plain, the
+ * oracle's second opinion) has unbounded FIFOs and counts loop trips. Flat
+ * source IR without lanes runs as one task (the oracle's check of the
+ * machine against the reference interpreter).
  * Produces the GM tensors, or a runtime violation:
  *   R-PIPE-SHAPE  a pop that does not match the push (shape, dtype, code)
  *   R-PIPE-SLOT   an entry larger than the slot, or a pipe never declared
@@ -59,6 +63,8 @@ typedef struct {
   int slots;
   int64_t bytes;
   Ent ent[MAXSLOT];
+  Ent *all;                                     /* the plain machine (SimOpts.plain): entry seq at all[seq] */
+  int nall;
   int wseq[2], rseq[2];                         /* per producer / consumer */
   struct {
     int seq;
@@ -89,6 +95,7 @@ struct Machine {
   uint32_t **rclk[NT];                          /* per task and tensor: epoch of its last read, 0 none;
                                                    made on the task's first read of the tensor */
   uint64_t ins, max_ins;
+  int32_t *trip[NT];                            /* plain machine: per task, each loop's trips so far, by var id */
   uint32_t *tag[NT][SP_N];                      /* per task and space: the writer (var id + 1) of each 32-byte
                                                    granule, 0 none; made on the first write */
   int64_t ngran[SP_N];                          /* granules per space: up to the highest placed end */
@@ -348,6 +355,21 @@ static Pipe *pipe_of(Sim *s, const Call *c) {
   return p;
 }
 
+/* The entry transfer seq uses: its slot, or on plain pipes its own entry (a
+ * FIFO without slots: no wrap-around, a push never waits for a free slot). */
+static Ent *entry(Sim *s, Pipe *p, int seq) {
+  if (!s->plain) return &p->ent[seq % p->slots];
+  if (seq >= p->nall) {
+    int n = p->nall ? 2 * p->nall : 16;
+    while (n <= seq) n *= 2;
+    Ent *nv = ir_alloc(s->A, (size_t)n * sizeof *nv);
+    if (p->nall) memcpy(nv, p->all, (size_t)p->nall * sizeof *nv);
+    p->all = nv;
+    p->nall = n;
+  }
+  return &p->all[seq];
+}
+
 static bool blockf(Task *t, const char *fmt, const char *what, int seq) {
   t->wfmt = fmt, t->wwhat = what, t->wseq = seq;
   return false;
@@ -397,7 +419,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
         SIM_ERR(s, c->loc, R_PIPE_SLOT, "C2V entry of %lld bytes, the slot holds %lld", (long long)bytes_of(x),
                 (long long)p->bytes);
       int seq = p->wseq[0];
-      Ent *e = &p->ent[seq % p->slots];
+      Ent *e = entry(s, p, seq);
       if (e->used) return blockf(t, "C2V push #%.0s%d: all slots taken", "", seq);
       e->used = true, e->seq = seq, e->code = code, e->freed = 0;
       copy_tile(s, &e->t[0], x);
@@ -413,7 +435,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       SIM_ERR(s, c->loc, R_PIPE_SLOT, "V2C entry of %lld bytes, the slot holds %lld", (long long)bytes_of(x),
               (long long)p->bytes);
     int seq = p->wseq[L];
-    Ent *e = &p->ent[seq % p->slots];
+    Ent *e = entry(s, p, seq);
     if (e->used && e->seq != seq) return blockf(t, "V2C push #%.0s%d: slot still held", "", seq);
     if (!e->used) e->used = true, e->seq = seq, e->have = 0, memset(e->vc, 0, sizeof e->vc), e->code = code;
     if (e->code != code)
@@ -429,7 +451,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     Pipe *p = pipe_of(s, c);
     int dir = c->args[0].e, code = (int)c->args[3].num, who = dir == PIPE_C2V ? L : 0;
     int seq = p->rseq[who];
-    Ent *e = &p->ent[seq % p->slots];
+    Ent *e = entry(s, p, seq);
     if (dir == PIPE_C2V && (!e->used || e->seq != seq)) return blockf(t, "C2V pop #%.0s%d: nothing pushed", "", seq);
     if (dir == PIPE_V2C && (!e->used || e->seq != seq || e->have != all))
       return blockf(t, "V2C pop #%.0s%d: waiting for the lanes' pushes", "", seq);
@@ -461,6 +483,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
         memset(&d->d[i * C + n], 0, (size_t)(C - n) * sizeof *d->d);
         memset(&d->def[i * C + n], 0, (size_t)(C - n));
       }
+      if (s->fault == SIM_FAULT_WRAP && !s->plain && seq >= p->slots && d->def[0]) d->d[0].i ^= 1;   /* test hook */
     } else {
       const Tile *x0 = &e->t[0], *x1 = &e->t[m->nlanes > 1 ? 1 : 0];
       if (code == 3 || code == 4) SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C uses even split codes only, got %d", code);
@@ -511,7 +534,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     Slot *sl = sim_slot(s, v);
     if (sl->gen[T] == p->fq[who][0].gen) sl->freed[T] = true;
     memmove(&p->fq[who][0], &p->fq[who][1], (size_t)(--p->nf[who]) * sizeof p->fq[who][0]);
-    Ent *e = &p->ent[seq % p->slots];
+    Ent *e = entry(s, p, seq);
     if (dir == PIPE_V2C) {
       e->used = false;
     } else {
@@ -541,6 +564,20 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
 }
 
 /* ---- the run ------------------------------------------------------------------------ */
+
+static bool lane_free(const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *st = b->v[i];
+    if (st->k == S_SPLIT || st->k == S_IF || st->k == S_FUNC || (st->dst && st->dst->lane)) return false;
+    if (st->k == S_OP && st->rhs.k == A_CALL && st->rhs.call->perlane) return false;
+    if (!lane_free(&st->body) || !lane_free(&st->other)) return false;
+  }
+  return true;
+}
+
+bool sim_machine_runs_flat(const Kernel *k) { return !k->expanded && lane_free(&k->body); }
+
+uint64_t sim_machine_ins(const Sim *s) { return s->m ? s->m->ins : 0; }
 
 /* R-NOOP: a tile the replay made has an empty valid region (DESIGN 14.8), or,
  * from an assemble (whose valid extent keeps the offset), no defined element. */
@@ -574,12 +611,23 @@ static bool step(Sim *s, int i) {
   switch (in->k) {
   case I_FOR:
     iv[in->st->iv->id] = in->st->iv->lo;
+    if (s->plain) m->trip[i][in->st->iv->id] = 0;
     t->pc = ir_loop_trips(in->st->iv) ? t->pc + 1 : in->a;
     return true;
-  case I_NEXT:
+  case I_NEXT: {
+    if (s->plain) {                             /* count the trips: value lo + trips * step */
+      const Var *v = in->st->iv;
+      int32_t n = ++m->trip[i][v->id];
+      iv[v->id] = v->lo + (int64_t)n * v->step;
+      t->pc = n < ir_loop_trips(v) ? in->a : t->pc + 1;
+      return true;
+    }
+    int64_t hi = in->st->iv->hi;
+    if (s->fault == SIM_FAULT_LOOP && ir_loop_trips(in->st->iv) > 2) hi -= in->st->iv->step;   /* test hook */
     iv[in->st->iv->id] += in->st->iv->step;
-    t->pc = iv[in->st->iv->id] < in->st->iv->hi ? in->a : t->pc + 1;
+    t->pc = iv[in->st->iv->id] < hi ? in->a : t->pc + 1;
     return true;
+  }
   case I_IF:
     t->pc = t->lane == 0 ? t->pc + 1 : in->a;
     return true;
@@ -617,11 +665,16 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
   s->m = m;
   s->mc = true;
   s->err.set = false;
-  m->max_ins = 20000000;
-  const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
-  if (aic) linearize(s, &m->prog[0], &aic->body, false);
-  if (aiv) linearize(s, &m->prog[1], &aiv->body, false);
-  m->nlanes = ir_vector_lanes(k);
+  m->max_ins = SIM_MAX_INS;
+  if (!k->expanded) {                           /* flat source IR: one task runs it all */
+    if (!sim_machine_runs_flat(k)) die("machine: flat IR with lanes runs under the reference interpreter only");
+    linearize(s, &m->prog[0], &k->body, false);
+  } else {
+    const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
+    if (aic) linearize(s, &m->prog[0], &aic->body, false);
+    if (aiv) linearize(s, &m->prog[1], &aiv->body, false);
+    m->nlanes = ir_vector_lanes(k);
+  }
   m->t[m->nt++] = (Task){.prog = 0};
   for (int l = 0; l < m->nlanes; l++) m->t[m->nt++] = (Task){.prog = 1, .lane = l};
   for (int i = 0; i < m->nt; i++) m->t[i].vc[i] = 1;   /* epochs start at 1: nobody has seen any */
@@ -629,6 +682,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
   m->wclk = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wclk);
   m->wst = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->wst);
   for (int t = 0; t < m->nt; t++) m->rclk[t] = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->rclk[t]);
+  for (int t = 0; t < m->nt && s->plain; t++) m->trip[t] = ir_alloc(s->A, (size_t)k->nvars * sizeof *m->trip[t]);
   for (int i = 0; i < k->np; i++) {
     const Gm *g = &s->gm[k->params[i]->id];
     size_t n = (size_t)g->rows * g->cols;
@@ -648,7 +702,7 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     p->bytes = (int64_t)c->args[2].num;
     if (p->slots < 1 || p->slots > MAXSLOT) die("machine: pipe with %d slots", p->slots);
   }
-  s->addressed = k->planned;
+  s->addressed = k->planned && !s->plain;       /* plain pipes have no slots to place pops at */
   for (int sp = 0; sp < SP_N && k->planned; sp++)
     m->ngran[sp] = (k->top[sp] + GRAN - 1) / GRAN, m->cap[sp] = ir_capacity(k->target, (Space)sp);
   if (setjmp(s->jb)) {

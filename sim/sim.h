@@ -60,6 +60,14 @@ typedef struct {
 
 typedef struct Sim Sim;
 typedef struct MatMemo MatMemo;
+/* Test hooks only (SimOpts.fault, never set by a command line): a deliberate
+ * machine bug, so tests can see the oracle's self-check blame the simulator. */
+typedef enum {
+  SIM_FAULT_NONE,
+  SIM_FAULT_LOOP,                               /* a loop of three or more trips ends one early (machine only) */
+  SIM_FAULT_WRAP,                               /* a C2V pop after its pipe's slots wrapped flips a bit of its
+                                                   first element (slotted pipes only) */
+} SimFault;
 typedef struct {
   uint64_t seed;
   /* float inputs with full 24-bit mantissas in [-2, 2) (rounded to the tensor's
@@ -74,6 +82,13 @@ typedef struct {
    * (the real back end learns what the consumer must declare) */
   void (*on_pop)(void *ctx, const Stmt *st, int lane, int vr, int vc);
   void *hook_ctx;
+  /* the machine's second, plainer model (the oracle's self-check): each pipe
+   * an unbounded FIFO, entry n in its own place, so no slot is reused and a
+   * push never waits; loops stepped by counting trips, not by comparing the
+   * loop variable with its bound; no addressed memory (a pop has no slot to
+   * be placed at) */
+  bool plain;
+  SimFault fault;                               /* test hook, SIM_FAULT_NONE otherwise */
 } SimOpts;
 
 /* A matmul result depends only on its operands' regions: the runs of one
@@ -111,6 +126,8 @@ struct Sim {
   int only;                                     /* reference run inside if/while: the one lane running, else -1 */
   bool mc;                                      /* running on the machine: context = task */
   bool addressed;                               /* ... with memplan's offsets: sim_mem_* track the bytes */
+  bool plain;                                   /* SimOpts.plain */
+  SimFault fault;
   int task;
   Machine *m;
   MatMemo *memo;
@@ -144,8 +161,15 @@ int64_t sim_ieval(Sim *s, const Aff *a);
 
 /* ---- machine.c: AIC and AIV lanes over pipes ------------------------------------------ */
 
-/* Run per-core IR; sched 0 is round-robin, else the seed of a random order. */
+/* Run per-core IR; sched 0 is round-robin, else the seed of a random order.
+ * Flat source IR without lanes (sim_machine_runs_flat) runs too, as one task
+ * (the oracle's self-check compares that with the reference interpreter). */
 bool sim_run_machine(Sim *s, uint64_t sched);
+bool sim_machine_runs_flat(const Kernel *k);
+enum { SIM_MAX_INS = 20000000 };                /* the machine's instruction budget (R-STEPS) */
+/* Instructions the last machine run executed, a blocked task's tries included:
+ * at most one try per task between two executed instructions. */
+uint64_t sim_machine_ins(const Sim *s);
 void sim_gm_access(Sim *s, const Gm *g, int r, int c, bool write, Loc loc);
 void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, const void *val, Loc loc);
 bool sim_in_replay(const Sim *s);
