@@ -80,10 +80,20 @@ typedef struct {
   bool region;                                  /* inside split_aiv */
   int lane, sb, rax;                            /* lane name, lane scalar name (-1), region axis */
   bool brk[2];                                  /* may break up_down (0) / left_right (1) */
+  int64_t c2v_sites;                            /* C2V transfers, loop trips multiplied: bounds the live entries */
+  int64_t cap_vec, cap_acc;                     /* blk_capacity: the bytes charged before it (dead by then) */
+  bool varied;                                  /* a reassignment changed a tile's valid shape (run-time valid) */
   int64_t vec, acc, c2vmax;
   int nc2v, nv2c, slots;
   int ctr;
 } Gen;
+
+/* The compile claim (FzKernel.refuse): variants (FZ_V_* bits) under which
+ * the kernel may be refused `unsupported`, and why; the first reason stays. */
+static void refuse(Gen *g, unsigned vars, const char *why) {
+  for (int v = 0; v < 4; v++)
+    if ((vars >> v & 1) && !g->k->refuse[v]) g->k->refuse[v] = why;
+}
 
 static bool ch(Gen *g, double p) { return fz_chance(g->s, p); }
 static int below(Gen *g, int n) { return (int)fz_below(g->s, (uint32_t)n); }
@@ -91,6 +101,7 @@ static int rng(Gen *g, int lo, int hi) { return fz_range(g->s, lo, hi); }
 static void feat(Gen *g, int f) { g->k->feat[f] = 1; }
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
+static int64_t imax64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
 static int up(int x, int m) { return (x + m - 1) / m * m; }
 
@@ -255,8 +266,35 @@ static void charge(Gen *g, const Val *v) {
 
 /* ---- transfers -------------------------------------------------------------------------- */
 
+/* The claim for a transfer under each split mode (auto_split.c's rules, read
+ * conservatively): a C2V transfer compiles when the cube tile's extent on the
+ * axis is above 1 and fully valid (no rebalanced stride, a split code always
+ * fits) and, under up_down with lanes of different rows, its columns are
+ * fully valid too (E-SPLIT-NARROW); a V2C transfer when its extent on the
+ * axis is even (equal halves). Run-time valid extents are judged per kernel
+ * (fz_generate). */
+static void claim_c2v(Gen *g, const Val *x) {
+  for (int ax = 0; ax < 2; ax++) {
+    int E = ax ? x->C : x->R, V = ax ? x->vc[0] : x->vr[0];
+    unsigned m = ax ? FZ_V_LR : FZ_V_UD;
+    if (E == 1) refuse(g, m, "c2v-whole");
+    else if (V != E) refuse(g, m, "c2v-partial");
+    else if (!ax && x->R % 2 && x->vc[0] != x->C) refuse(g, m, "c2v-narrow");
+  }
+}
+static void claim_v2c(Gen *g, const Val *x) {
+  for (int ax = 0; ax < 2; ax++) {
+    int E = ax ? x->C : x->R;
+    if (E % 2) refuse(g, ax ? FZ_V_LR : FZ_V_UD, E == 1 ? "v2c-whole" : "v2c-odd");
+  }
+}
+
 static void note_c2v(Gen *g, const Val *x) {
+  claim_c2v(g, x);
   g->nc2v++;
+  int64_t w = 1;
+  for (int i = 0; i < g->nloop; i++) w *= g->loop[i].trips;
+  g->c2v_sites += w;
   int64_t b = vbytes(x->dt, x->R, x->C);
   if (b > g->c2vmax) g->c2vmax = b;
   feat(g, FZ_FEAT_c2v);
@@ -264,10 +302,13 @@ static void note_c2v(Gen *g, const Val *x) {
 }
 /* A C2V transfer only some variants make (a mat store on a5): reserve only. */
 static void note_reserve(Gen *g, const Val *x) {
+  claim_c2v(g, x);
+  g->c2v_sites++;
   int64_t b = vbytes(x->dt, x->R, x->C);
   if (b > g->c2vmax) g->c2vmax = b;
 }
-static void note_v2c(Gen *g) {
+static void note_v2c(Gen *g, const Val *x) {
+  claim_v2c(g, x);
   g->nv2c++;
   feat(g, FZ_FEAT_v2c);
   if (g->nloop) feat(g, FZ_FEAT_transfer_in_loop);
@@ -318,6 +359,7 @@ static Val reassign(Gen *g, Val dst, Val v) {
   g->k->nstmts++;
   Tile *t = tile_of(g, &dst);
   v.e = dst.e;
+  if (memcmp(dst.vr, v.vr, sizeof v.vr) || memcmp(dst.vc, v.vc, sizeof v.vc)) g->varied = true;
   if (t) {
     if (t->depth < g->depth && g->nloop) feat(g, FZ_FEAT_loop_carried);
     t->v = v;
@@ -593,8 +635,8 @@ static Val v_exp2(Gen *g, int op, Val a, Val v, bool row) {
 
 /* matmul(a, b[, trans_b=1]) or matmul_acc(c, a, b[, trans_b=1]): acc. */
 static Val v_mm(Gen *g, const Val *c, Val a, Val b, bool tb) {
-  if (a.sp == FZ_VEC) note_v2c(g);
-  if (b.sp == FZ_VEC) note_v2c(g);
+  if (a.sp == FZ_VEC) note_v2c(g, &a);
+  if (b.sp == FZ_VEC) note_v2c(g, &b);
   int base = c != NULL;
   FzExpr *e = call(g, c ? FZ_OP_matmul_acc : FZ_OP_matmul, base + 2 + tb);
   if (c) a_expr(g, &e->a[0], c->e);
@@ -1541,6 +1583,7 @@ static void blk_gather_vec(Gen *g, int dt) {
    * perhaps ending before the window does: v = min(clamp(cnt, 0, nidx - f), N) */
   bool win = ch(g, p->p_gather_window);
   int nidx = n, wf = 0, wn = 0;
+  if (win) refuse(g, FZ_V_SPLIT, "gather-window");   /* E-SPLIT-EXTENT: a window is not split again */
   if (win) {
     nidx = rng(g, 1, imin(N + 4, 512));
     wf = rng(g, 0, nidx - 1), wn = rng(g, 1, N);
@@ -1616,7 +1659,7 @@ static Val v_move(Gen *g, Val x, int sp) {
   FzExpr *e = call(g, FZ_OP_move, 2);
   a_expr(g, &e->a[0], x.e);
   a_kind(&e->a[1], FZ_A_SPACE, sp);
-  if (x.sp == FZ_VEC && sp != FZ_VEC) note_v2c(g);
+  if (x.sp == FZ_VEC && sp != FZ_VEC) note_v2c(g, &x);
   if (x.sp != FZ_VEC && sp == FZ_VEC) note_c2v(g, &x);
   Val r = x;
   r.e = e;
@@ -1836,7 +1879,7 @@ static Val v_join(Gen *g, Val h, int ax) {
     else r.vr[l] = along, r.vc[l] = other;
   }
   r.e = e;
-  note_v2c(g);
+  note_v2c(g, &r);
   feat(g, FZ_FEAT_explicit_gather);
   return r;
 }
@@ -2086,6 +2129,8 @@ static void blk_capacity(Gen *g) {
   int L = rng(g, 2, 4), R = (int)(room / (L + 1) / 256);
   if ((which == 0 && (R < 2 || R > 512)) || (which == 1 && g->nv2c)) which = 3;   /* the V2C reserve in mat is the compiler's to size */
   feat(g, FZ_FEAT_near_capacity);
+  g->cap_vec = g->vec, g->cap_acc = g->acc;     /* nothing before is live in this last block */
+  g->vec = g->acc = 0;
   if (which == 0) {
     Val a[4];
     for (int i = 0; i < L; i++) a[i] = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, R, 64, 0), "a");
@@ -2160,9 +2205,12 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
   if (ch(g, p->p_explicit_split)) {
     if (k->split > 0) k->split = -1;            /* split_aiv excludes a split attribute */
     gen_explicit(g);
+    refuse(g, FZ_V_SPLIT, "explicit");          /* the oracle's E-EXPLICIT */
   } else {
     g->brk[0] = k->split != 1 && ch(g, p->p_break_up_down);
     g->brk[1] = k->split != 2 && ch(g, p->p_break_left_right);
+    if (g->brk[0]) refuse(g, FZ_V_UD, "break-up-down");
+    if (g->brk[1]) refuse(g, FZ_V_LR, "break-left-right");
     static Block *const blocks[] = {blk_vector, blk_c2v,    blk_v2c,    blk_both,    blk_softmax, blk_loop,
                                     blk_gather, blk_reduce, blk_strided, blk_assemble, blk_move};
     int w[11] = {p->w_vector, p->w_c2v,    p->w_v2c,    p->w_both,    g->brk[1] ? p->w_softmax : 0,
@@ -2181,6 +2229,22 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
     if (ch(g, p->p_gm_round_trip)) blk_roundtrip(g);
     if (ch(g, p->p_near_capacity)) blk_capacity(g);
   }
+  /* capacity: every vector (accumulator) tile charged, whatever its live
+   * range, plus the C2V reserve at its deepest (each transfer's entry live at
+   * once), must fit the target's space; the split variants run on the
+   * kernel's own target and only shrink vector tiles */
+  {
+    int64_t vec = imax64(g->vec, g->cap_vec), acc = imax64(g->acc, g->cap_acc);
+    int64_t res = imax64(imax64(k->slots ? k->slots : 2, g->c2v_sites), 1) * g->c2vmax;
+    static const int64_t vcap[2] = {188416, 245760}, acap[2] = {131072, 262144};
+    for (int t = 0; t < 2; t++) {
+      unsigned m = (t ? FZ_V_A5 : FZ_V_A2A3) | ((k->target == 1) == t ? FZ_V_SPLIT : 0);
+      if (vec + res > vcap[t] || acc > acap[t]) refuse(g, m, "capacity");
+    }
+  }
+  /* a C2V transfer of a valid extent known only at run time has no split code */
+  if (g->nc2v && (g->varied || k->feat[FZ_FEAT_loop_valid] || k->feat[FZ_FEAT_set_validshape] || k->feat[FZ_FEAT_scalar_extent]))
+    refuse(g, FZ_V_SPLIT, "c2v-runtime-valid");
   if (k->split == 1) feat(g, FZ_FEAT_split_up_down);
   if (k->split == 2) feat(g, FZ_FEAT_split_left_right);
   if (k->target == 1) feat(g, FZ_FEAT_target_a5);
