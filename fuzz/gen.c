@@ -80,8 +80,10 @@ typedef struct {
   bool region;                                  /* inside split_aiv */
   int lane, sb, rax;                            /* lane name, lane scalar name (-1), region axis */
   bool brk[2];                                  /* may break up_down (0) / left_right (1) */
+  /* the compile claim: vec, acc and mat bytes charged, loop trips multiplied
+   * (cap: those before a near-capacity block); the transfers' entries */
+  int64_t cb[3], cap[3], v2cmax, v2c_sites;
   int64_t c2v_sites;                            /* C2V transfers, loop trips multiplied: bounds the live entries */
-  int64_t cap_vec, cap_acc;                     /* blk_capacity: the bytes charged before it (dead by then) */
   bool varied;                                  /* a reassignment changed a tile's valid shape (run-time valid) */
   int64_t vec, acc, c2vmax;
   int nc2v, nv2c, slots;
@@ -259,9 +261,18 @@ static int64_t reserve(const Gen *g) {
   return (int64_t)imax(s, imin(g->nc2v, 3)) * g->c2vmax;
 }
 static bool vec_ok(const Gen *g, int64_t add) { return g->vec + add + reserve(g) <= g->p->vec_budget; }
+/* The product of the open loops' trips: an unrolled loop's copies of a tile
+ * may all be live at once, as far as the compile claim knows. */
+static int64_t trips(const Gen *g) {
+  int64_t w = 1;
+  for (int i = 0; i < g->nloop; i++) w *= g->loop[i].trips;
+  return w;
+}
 static void charge(Gen *g, const Val *v) {
-  if (v->sp == FZ_VEC) g->vec += vbytes(v->dt, v->R, v->C);
-  else if (v->sp == FZ_ACC) g->acc += fbytes(v->dt, v->R, v->C, true);
+  int64_t w = trips(g);
+  if (v->sp == FZ_VEC) g->vec += vbytes(v->dt, v->R, v->C), g->cb[0] += w * vbytes(v->dt, v->R, v->C);
+  else if (v->sp == FZ_ACC) g->acc += fbytes(v->dt, v->R, v->C, true), g->cb[1] += w * fbytes(v->dt, v->R, v->C, true);
+  else g->cb[2] += w * fbytes(v->dt, v->R, v->C, false);
 }
 
 /* ---- transfers -------------------------------------------------------------------------- */
@@ -283,6 +294,9 @@ static void claim_c2v(Gen *g, const Val *x) {
   }
 }
 static void claim_v2c(Gen *g, const Val *x) {
+  int64_t b = fbytes(x->dt, x->R, x->C, false);
+  g->v2c_sites += trips(g);
+  if (b > g->v2cmax) g->v2cmax = b;
   for (int ax = 0; ax < 2; ax++) {
     int E = ax ? x->C : x->R;
     if (E % 2) refuse(g, ax ? FZ_V_LR : FZ_V_UD, E == 1 ? "v2c-whole" : "v2c-odd");
@@ -292,9 +306,7 @@ static void claim_v2c(Gen *g, const Val *x) {
 static void note_c2v(Gen *g, const Val *x) {
   claim_c2v(g, x);
   g->nc2v++;
-  int64_t w = 1;
-  for (int i = 0; i < g->nloop; i++) w *= g->loop[i].trips;
-  g->c2v_sites += w;
+  g->c2v_sites += trips(g);
   int64_t b = vbytes(x->dt, x->R, x->C);
   if (b > g->c2vmax) g->c2vmax = b;
   feat(g, FZ_FEAT_c2v);
@@ -1401,6 +1413,7 @@ static void blk_loop(Gen *g) {
     a_kind(&e->a[3], FZ_A_SPACE, FZ_MAT), e->a[3].kw = FZ_KW_SPACE;
     Val x0 = mkval(dt, FZ_MAT, M, K, M, K);
     x0.e = e;
+    charge(g, &x0);
     acc = bind(g, v_mm(g, NULL, x0, w, false), "acc");
     outer = open_loop(g, false, 1, trips, 1);
   } else {
@@ -1414,6 +1427,7 @@ static void blk_loop(Gen *g) {
   a_kind(&e->a[3], FZ_A_SPACE, FZ_MAT), e->a[3].kw = FZ_KW_SPACE;
   Val x = mkval(dt, FZ_MAT, M, K, M, K);
   x.e = e;
+  charge(g, &x);
   x = bind(g, x, "x");
   Val h;
   if (macc) h = acc = reassign(g, acc, v_mm(g, &acc, x, w, false));
@@ -1489,6 +1503,7 @@ static void blk_softmax(Gen *g) {
     a_kind(&e->a[3], FZ_A_SPACE, FZ_MAT), e->a[3].kw = FZ_KW_SPACE;
     kv[i] = mkval(dt, FZ_MAT, Nk, i ? D2 : D, Nk, i ? D2 : D);
     kv[i].e = e;
+    charge(g, &kv[i]);
     kv[i] = bind(g, kv[i], i ? "v" : "k");
   }
   Val s = bind(g, v_bins(g, FZ_OP_muls, v_mm(g, NULL, q, kv[0], true), scale), "s");
@@ -1644,6 +1659,7 @@ static void blk_gather_mat(Gen *g, int dt) {
   a_kind(&e->a[i], FZ_A_SPACE, FZ_MAT), e->a[i].kw = FZ_KW_SPACE;
   Val gv = mkval(dt, FZ_MAT, N, S, n, S);
   gv.e = e;
+  charge(g, &gv);
   gv = bind(g, gv, "g");
   int M = dim(g, false, 0);
   while (M > 1 && (g->acc + fbytes(FZ_F32, M, N, true) > p->acc_budget || !vec_ok(g, 3 * vbytes(FZ_F32, M, N))))
@@ -2129,8 +2145,8 @@ static void blk_capacity(Gen *g) {
   int L = rng(g, 2, 4), R = (int)(room / (L + 1) / 256);
   if ((which == 0 && (R < 2 || R > 512)) || (which == 1 && g->nv2c)) which = 3;   /* the V2C reserve in mat is the compiler's to size */
   feat(g, FZ_FEAT_near_capacity);
-  g->cap_vec = g->vec, g->cap_acc = g->acc;     /* nothing before is live in this last block */
-  g->vec = g->acc = 0;
+  memcpy(g->cap, g->cb, sizeof g->cap);         /* nothing before is live in this last block */
+  memset(g->cb, 0, sizeof g->cb);
   if (which == 0) {
     Val a[4];
     for (int i = 0; i < L; i++) a[i] = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, R, 64, 0), "a");
@@ -2229,17 +2245,18 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
     if (ch(g, p->p_gm_round_trip)) blk_roundtrip(g);
     if (ch(g, p->p_near_capacity)) blk_capacity(g);
   }
-  /* capacity: every vector (accumulator) tile charged, whatever its live
-   * range, plus the C2V reserve at its deepest (each transfer's entry live at
-   * once), must fit the target's space; the split variants run on the
-   * kernel's own target and only shrink vector tiles */
+  /* capacity: every vector (accumulator, mat) tile charged, whatever its
+   * live range, plus the C2V (V2C) reserve at its deepest (each transfer's
+   * entry live at once), must fit the target's space; the split variants
+   * run on the kernel's own target and only shrink vector tiles */
   {
-    int64_t vec = imax64(g->vec, g->cap_vec), acc = imax64(g->acc, g->cap_acc);
-    int64_t res = imax64(imax64(k->slots ? k->slots : 2, g->c2v_sites), 1) * g->c2vmax;
+    int64_t vec = imax64(g->cb[0], g->cap[0]), acc = imax64(g->cb[1], g->cap[1]), mat = imax64(g->cb[2], g->cap[2]);
+    int64_t res = imax64(k->slots ? k->slots : 2, g->c2v_sites) * g->c2vmax;
+    int64_t mres = imax64(k->slots ? k->slots : 2, g->v2c_sites) * g->v2cmax;   /* the V2C reserve in mat */
     static const int64_t vcap[2] = {188416, 245760}, acap[2] = {131072, 262144};
     for (int t = 0; t < 2; t++) {
       unsigned m = (t ? FZ_V_A5 : FZ_V_A2A3) | ((k->target == 1) == t ? FZ_V_SPLIT : 0);
-      if (vec + res > vcap[t] || acc > acap[t]) refuse(g, m, "capacity");
+      if (vec + res > vcap[t] || acc > acap[t] || mat + mres > 524288) refuse(g, m, "capacity");
     }
   }
   /* a C2V transfer of a valid extent known only at run time has no split code */
