@@ -1098,6 +1098,7 @@ static void subslice_stores(Gen *g, Val t, int ax) {
   a_idx(&s->a[1], ax ? aff(0) : o, ax ? o : aff(0));
   a_idx(&s->a[2], aff(R), aff(C));
   g->vec += vbytes(t.dt, R, C);
+  g->cb[0] += trips(g) * vbytes(t.dt, R, C);
   FzExpr *x = s;
   if (op) {
     bool scal = ch(g, 0.5);
@@ -1105,6 +1106,7 @@ static void subslice_stores(Gen *g, Val t, int ax) {
     a_expr(g, &x->a[0], s);
     if (scal) a_num(&x->a[1], sc);
     g->vec += vbytes(t.dt, R, C);
+    g->cb[0] += trips(g) * vbytes(t.dt, R, C);
   }
   store_at(g, T, ax ? aff(0) : o, ax ? o : aff(0), x);
   if (loop) close_loop(g, outer);
@@ -2109,6 +2111,10 @@ static void blk_roundtrip(Gen *g) {
   if (how == 0) {
     Val x = vexpr(g, dt, M, K, 0);
     int w = tensor(g, 'W', dt, FZ_INOUT, M, K);
+    if (x.sp == FZ_MAT) {                       /* a reused mat tile: on a5 its store is a C2V transfer */
+      claim_c2v(g, &x);
+      refuse(g, FZ_V_A5 | (g->k->target == 1 ? FZ_V_SPLIT : 0), "capacity");   /* a reserve not charged */
+    }
     store_at(g, w, aff(0), aff(0), x.e);
     Val a = load_ws(g, w, dt, M, K, FZ_MAT);
     Val b = rhs_load(g, dt, K, N, tb, K, false);
