@@ -57,6 +57,9 @@ typedef struct {
   volatile double started;                      /* when the kernel in flight started */
   volatile int variant, sched;                  /* the variant in flight */
   volatile int64_t kernels, valid, findings, unsup[ORC_NVARIANT];
+  /* the compile claims (valid kernels with one): variants refused (unsupported,
+   * or a claimed reject) and those the generator said it may refuse */
+  volatile int64_t claimed, refused[ORC_NVARIANT], mayref[ORC_NVARIANT];
   volatile double t_gen, t_golden, t_compile, t_sim, t_compare;
   /* the real back end's worker: kernels checked, variants run through the real
    * tools, those the tools could not run, and time per phase (seconds) */
@@ -178,7 +181,15 @@ static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared
                 .ctx = &wc, .random_every = o->random_every ? o->random_every : FZ_RANDOM_EVERY,
                 .full_inputs = fz_full_inputs(pol, ks)};
   OrcResult res;
-  orc_check(&(Src){"kernel", text, len}, &oo, &res);
+  Src src = {"kernel", text, len};
+  orc_check(&src, &oo, &res);
+  int claim = orc_claim(&src);
+  if (claim >= 0 && !res.invalid) {
+    sh->claimed++;
+    for (int v = 0; v < ORC_NVARIANT; v++) sh->mayref[v] += !(claim >> v & 1);
+    for (int r = 0; r < res.n; r++)
+      if (res.r[r].sched == 0 && (res.r[r].out == OUT_UNSUPPORTED || res.r[r].claimed)) sh->refused[res.r[r].variant]++;
+  }
   sh->t_gen += t1 - t0;
   sh->t_golden += res.t.t_golden / 1e3;
   sh->t_compile += res.t.t_compile / 1e3;
@@ -491,6 +502,29 @@ static void status(const Shared *sh, int jobs, double elapsed, int unique, bool 
   fflush(f);
 }
 
+/* The refused share of each variant over the kernels with a compile claim,
+ * against the generator's bound (the share it said it may refuse): one line
+ * `claims: kernels=N VARIANT=ACTUAL<=BOUND ... check=ok|W-UNSUP-SHARE`, and a
+ * warning per variant above its bound (docs/decisions.md). */
+static void claim_shares(const Shared *sh, int jobs) {
+  int64_t n = 0, ref[ORC_NVARIANT] = {0}, may[ORC_NVARIANT] = {0};
+  for (int w = 0; w < jobs; w++) {
+    n += sh[w].claimed;
+    for (int v = 0; v < ORC_NVARIANT; v++) ref[v] += sh[w].refused[v], may[v] += sh[w].mayref[v];
+  }
+  bool over = false;
+  printf("claims: kernels=%lld", (long long)n);
+  for (int v = 0; v < ORC_NVARIANT; v++) {
+    printf(" %s=%.4f<=%.4f", orc_variants[v], n ? (double)ref[v] / n : 0.0, n ? (double)may[v] / n : 0.0);
+    over |= ref[v] > may[v];
+  }
+  printf(" check=%s\n", over ? "W-UNSUP-SHARE" : "ok");
+  for (int v = 0; v < ORC_NVARIANT; v++)
+    if (ref[v] > may[v])
+      fprintf(stderr, "ptofuzz: warning[W-UNSUP-SHARE]: %s refused %lld of %lld kernels, above the %lld the generator "
+              "said it may refuse\n", orc_variants[v], (long long)ref[v], (long long)n, (long long)may[v]);
+}
+
 /* The default policy, overridden by --policy=F; false (reported) on a bad file. */
 static bool load_policy(const FzRunOpts *o, FzPolicy *pol) {
   fz_policy_default(pol);
@@ -591,7 +625,9 @@ int fz_run(const FzRunOpts *o) {
         Shared keep = sh[w];
         spawn(&p, &kids[w], &sh[w], jobs, in + jobs * shards(o), deadline, NULL);
         sh[w].kernels = keep.kernels + 1, sh[w].valid = keep.valid + 1, sh[w].findings = keep.findings + 1;
-        for (int v = 0; v < ORC_NVARIANT; v++) sh[w].unsup[v] = keep.unsup[v];
+        for (int v = 0; v < ORC_NVARIANT; v++)
+          sh[w].unsup[v] = keep.unsup[v], sh[w].refused[v] = keep.refused[v], sh[w].mayref[v] = keep.mayref[v];
+        sh[w].claimed = keep.claimed;
         sh[w].t_gen = keep.t_gen, sh[w].t_golden = keep.t_golden, sh[w].t_compile = keep.t_compile;
         sh[w].t_sim = keep.t_sim, sh[w].t_compare = keep.t_compare;
         continue;
@@ -639,6 +675,7 @@ int fz_run(const FzRunOpts *o) {
   char stopped[64] = "";
   if (p.dberr[0]) snprintf(stopped, sizeof stopped, " stopped=db-error");
   else if (p.stop_sig) snprintf(stopped, sizeof stopped, " stopped=%s", p.stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+  if (nm) claim_shares(sh, nm);
   /* findings= and unique= count what the database holds, never more */
   printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f%s seed=%llu%s db=%s\n",
          (long long)k, k ? (double)valid / k : 0.0, (long long)p.committed, p.nseen, secs, secs > 0 ? k / secs : 0.0, real,

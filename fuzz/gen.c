@@ -80,10 +80,22 @@ typedef struct {
   bool region;                                  /* inside split_aiv */
   int lane, sb, rax;                            /* lane name, lane scalar name (-1), region axis */
   bool brk[2];                                  /* may break up_down (0) / left_right (1) */
+  /* the compile claim: vec, acc and mat bytes charged, loop trips multiplied
+   * (cap: those before a near-capacity block); the transfers' entries */
+  int64_t cb[3], cap[3], v2cmax, v2c_sites;
+  int64_t c2v_sites;                            /* C2V transfers, loop trips multiplied: bounds the live entries */
+  bool varied;                                  /* a reassignment changed a tile's valid shape (run-time valid) */
   int64_t vec, acc, c2vmax;
   int nc2v, nv2c, slots;
   int ctr;
 } Gen;
+
+/* The compile claim (FzKernel.refuse): variants (FZ_V_* bits) under which
+ * the kernel may be refused `unsupported`, and why; the first reason stays. */
+static void refuse(Gen *g, unsigned vars, const char *why) {
+  for (int v = 0; v < 4; v++)
+    if ((vars >> v & 1) && !g->k->refuse[v]) g->k->refuse[v] = why;
+}
 
 static bool ch(Gen *g, double p) { return fz_chance(g->s, p); }
 static int below(Gen *g, int n) { return (int)fz_below(g->s, (uint32_t)n); }
@@ -91,6 +103,7 @@ static int rng(Gen *g, int lo, int hi) { return fz_range(g->s, lo, hi); }
 static void feat(Gen *g, int f) { g->k->feat[f] = 1; }
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
+static int64_t imax64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
 static int up(int x, int m) { return (x + m - 1) / m * m; }
 
@@ -248,15 +261,52 @@ static int64_t reserve(const Gen *g) {
   return (int64_t)imax(s, imin(g->nc2v, 3)) * g->c2vmax;
 }
 static bool vec_ok(const Gen *g, int64_t add) { return g->vec + add + reserve(g) <= g->p->vec_budget; }
+/* The product of the open loops' trips: an unrolled loop's copies of a tile
+ * may all be live at once, as far as the compile claim knows. */
+static int64_t trips(const Gen *g) {
+  int64_t w = 1;
+  for (int i = 0; i < g->nloop; i++) w *= g->loop[i].trips;
+  return w;
+}
 static void charge(Gen *g, const Val *v) {
-  if (v->sp == FZ_VEC) g->vec += vbytes(v->dt, v->R, v->C);
-  else if (v->sp == FZ_ACC) g->acc += fbytes(v->dt, v->R, v->C, true);
+  int64_t w = trips(g);
+  if (v->sp == FZ_VEC) g->vec += vbytes(v->dt, v->R, v->C), g->cb[0] += w * vbytes(v->dt, v->R, v->C);
+  else if (v->sp == FZ_ACC) g->acc += fbytes(v->dt, v->R, v->C, true), g->cb[1] += w * fbytes(v->dt, v->R, v->C, true);
+  else g->cb[2] += w * fbytes(v->dt, v->R, v->C, false);
 }
 
 /* ---- transfers -------------------------------------------------------------------------- */
 
+/* The claim for a transfer under each split mode (auto_split.c's rules, read
+ * conservatively): a C2V transfer compiles when the cube tile's extent on the
+ * axis is above 1 and fully valid (no rebalanced stride, a split code always
+ * fits) and, under up_down with lanes of different rows, its columns are
+ * fully valid too (E-SPLIT-NARROW); a V2C transfer when its extent on the
+ * axis is even (equal halves). Run-time valid extents are judged per kernel
+ * (fz_generate). */
+static void claim_c2v(Gen *g, const Val *x) {
+  for (int ax = 0; ax < 2; ax++) {
+    int E = ax ? x->C : x->R, V = ax ? x->vc[0] : x->vr[0];
+    unsigned m = ax ? FZ_V_LR : FZ_V_UD;
+    if (E == 1) refuse(g, m, "c2v-whole");
+    else if (V != E) refuse(g, m, "c2v-partial");
+    else if (!ax && x->R % 2 && x->vc[0] != x->C) refuse(g, m, "c2v-narrow");
+  }
+}
+static void claim_v2c(Gen *g, const Val *x) {
+  int64_t b = fbytes(x->dt, x->R, x->C, false);
+  g->v2c_sites += trips(g);
+  if (b > g->v2cmax) g->v2cmax = b;
+  for (int ax = 0; ax < 2; ax++) {
+    int E = ax ? x->C : x->R;
+    if (E % 2) refuse(g, ax ? FZ_V_LR : FZ_V_UD, E == 1 ? "v2c-whole" : "v2c-odd");
+  }
+}
+
 static void note_c2v(Gen *g, const Val *x) {
+  claim_c2v(g, x);
   g->nc2v++;
+  g->c2v_sites += trips(g);
   int64_t b = vbytes(x->dt, x->R, x->C);
   if (b > g->c2vmax) g->c2vmax = b;
   feat(g, FZ_FEAT_c2v);
@@ -264,10 +314,13 @@ static void note_c2v(Gen *g, const Val *x) {
 }
 /* A C2V transfer only some variants make (a mat store on a5): reserve only. */
 static void note_reserve(Gen *g, const Val *x) {
+  claim_c2v(g, x);
+  g->c2v_sites++;
   int64_t b = vbytes(x->dt, x->R, x->C);
   if (b > g->c2vmax) g->c2vmax = b;
 }
-static void note_v2c(Gen *g) {
+static void note_v2c(Gen *g, const Val *x) {
+  claim_v2c(g, x);
   g->nv2c++;
   feat(g, FZ_FEAT_v2c);
   if (g->nloop) feat(g, FZ_FEAT_transfer_in_loop);
@@ -318,6 +371,7 @@ static Val reassign(Gen *g, Val dst, Val v) {
   g->k->nstmts++;
   Tile *t = tile_of(g, &dst);
   v.e = dst.e;
+  if (memcmp(dst.vr, v.vr, sizeof v.vr) || memcmp(dst.vc, v.vc, sizeof v.vc)) g->varied = true;
   if (t) {
     if (t->depth < g->depth && g->nloop) feat(g, FZ_FEAT_loop_carried);
     t->v = v;
@@ -593,8 +647,8 @@ static Val v_exp2(Gen *g, int op, Val a, Val v, bool row) {
 
 /* matmul(a, b[, trans_b=1]) or matmul_acc(c, a, b[, trans_b=1]): acc. */
 static Val v_mm(Gen *g, const Val *c, Val a, Val b, bool tb) {
-  if (a.sp == FZ_VEC) note_v2c(g);
-  if (b.sp == FZ_VEC) note_v2c(g);
+  if (a.sp == FZ_VEC) note_v2c(g, &a);
+  if (b.sp == FZ_VEC) note_v2c(g, &b);
   int base = c != NULL;
   FzExpr *e = call(g, c ? FZ_OP_matmul_acc : FZ_OP_matmul, base + 2 + tb);
   if (c) a_expr(g, &e->a[0], c->e);
@@ -1044,6 +1098,7 @@ static void subslice_stores(Gen *g, Val t, int ax) {
   a_idx(&s->a[1], ax ? aff(0) : o, ax ? o : aff(0));
   a_idx(&s->a[2], aff(R), aff(C));
   g->vec += vbytes(t.dt, R, C);
+  g->cb[0] += trips(g) * vbytes(t.dt, R, C);
   FzExpr *x = s;
   if (op) {
     bool scal = ch(g, 0.5);
@@ -1051,6 +1106,7 @@ static void subslice_stores(Gen *g, Val t, int ax) {
     a_expr(g, &x->a[0], s);
     if (scal) a_num(&x->a[1], sc);
     g->vec += vbytes(t.dt, R, C);
+    g->cb[0] += trips(g) * vbytes(t.dt, R, C);
   }
   store_at(g, T, ax ? aff(0) : o, ax ? o : aff(0), x);
   if (loop) close_loop(g, outer);
@@ -1359,6 +1415,7 @@ static void blk_loop(Gen *g) {
     a_kind(&e->a[3], FZ_A_SPACE, FZ_MAT), e->a[3].kw = FZ_KW_SPACE;
     Val x0 = mkval(dt, FZ_MAT, M, K, M, K);
     x0.e = e;
+    charge(g, &x0);
     acc = bind(g, v_mm(g, NULL, x0, w, false), "acc");
     outer = open_loop(g, false, 1, trips, 1);
   } else {
@@ -1372,6 +1429,7 @@ static void blk_loop(Gen *g) {
   a_kind(&e->a[3], FZ_A_SPACE, FZ_MAT), e->a[3].kw = FZ_KW_SPACE;
   Val x = mkval(dt, FZ_MAT, M, K, M, K);
   x.e = e;
+  charge(g, &x);
   x = bind(g, x, "x");
   Val h;
   if (macc) h = acc = reassign(g, acc, v_mm(g, &acc, x, w, false));
@@ -1447,6 +1505,7 @@ static void blk_softmax(Gen *g) {
     a_kind(&e->a[3], FZ_A_SPACE, FZ_MAT), e->a[3].kw = FZ_KW_SPACE;
     kv[i] = mkval(dt, FZ_MAT, Nk, i ? D2 : D, Nk, i ? D2 : D);
     kv[i].e = e;
+    charge(g, &kv[i]);
     kv[i] = bind(g, kv[i], i ? "v" : "k");
   }
   Val s = bind(g, v_bins(g, FZ_OP_muls, v_mm(g, NULL, q, kv[0], true), scale), "s");
@@ -1541,6 +1600,7 @@ static void blk_gather_vec(Gen *g, int dt) {
    * perhaps ending before the window does: v = min(clamp(cnt, 0, nidx - f), N) */
   bool win = ch(g, p->p_gather_window);
   int nidx = n, wf = 0, wn = 0;
+  if (win) refuse(g, FZ_V_SPLIT, "gather-window");   /* E-SPLIT-EXTENT: a window is not split again */
   if (win) {
     nidx = rng(g, 1, imin(N + 4, 512));
     wf = rng(g, 0, nidx - 1), wn = rng(g, 1, N);
@@ -1601,6 +1661,7 @@ static void blk_gather_mat(Gen *g, int dt) {
   a_kind(&e->a[i], FZ_A_SPACE, FZ_MAT), e->a[i].kw = FZ_KW_SPACE;
   Val gv = mkval(dt, FZ_MAT, N, S, n, S);
   gv.e = e;
+  charge(g, &gv);
   gv = bind(g, gv, "g");
   int M = dim(g, false, 0);
   while (M > 1 && (g->acc + fbytes(FZ_F32, M, N, true) > p->acc_budget || !vec_ok(g, 3 * vbytes(FZ_F32, M, N))))
@@ -1616,7 +1677,7 @@ static Val v_move(Gen *g, Val x, int sp) {
   FzExpr *e = call(g, FZ_OP_move, 2);
   a_expr(g, &e->a[0], x.e);
   a_kind(&e->a[1], FZ_A_SPACE, sp);
-  if (x.sp == FZ_VEC && sp != FZ_VEC) note_v2c(g);
+  if (x.sp == FZ_VEC && sp != FZ_VEC) note_v2c(g, &x);
   if (x.sp != FZ_VEC && sp == FZ_VEC) note_c2v(g, &x);
   Val r = x;
   r.e = e;
@@ -1836,7 +1897,7 @@ static Val v_join(Gen *g, Val h, int ax) {
     else r.vr[l] = along, r.vc[l] = other;
   }
   r.e = e;
-  note_v2c(g);
+  note_v2c(g, &r);
   feat(g, FZ_FEAT_explicit_gather);
   return r;
 }
@@ -2050,6 +2111,10 @@ static void blk_roundtrip(Gen *g) {
   if (how == 0) {
     Val x = vexpr(g, dt, M, K, 0);
     int w = tensor(g, 'W', dt, FZ_INOUT, M, K);
+    if (x.sp == FZ_MAT) {                       /* a reused mat tile: on a5 its store is a C2V transfer */
+      claim_c2v(g, &x);
+      refuse(g, FZ_V_A5 | (g->k->target == 1 ? FZ_V_SPLIT : 0), "capacity");   /* a reserve not charged */
+    }
     store_at(g, w, aff(0), aff(0), x.e);
     Val a = load_ws(g, w, dt, M, K, FZ_MAT);
     Val b = rhs_load(g, dt, K, N, tb, K, false);
@@ -2086,6 +2151,8 @@ static void blk_capacity(Gen *g) {
   int L = rng(g, 2, 4), R = (int)(room / (L + 1) / 256);
   if ((which == 0 && (R < 2 || R > 512)) || (which == 1 && g->nv2c)) which = 3;   /* the V2C reserve in mat is the compiler's to size */
   feat(g, FZ_FEAT_near_capacity);
+  memcpy(g->cap, g->cb, sizeof g->cap);         /* nothing before is live in this last block */
+  memset(g->cb, 0, sizeof g->cb);
   if (which == 0) {
     Val a[4];
     for (int i = 0; i < L; i++) a[i] = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, R, 64, 0), "a");
@@ -2160,9 +2227,12 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
   if (ch(g, p->p_explicit_split)) {
     if (k->split > 0) k->split = -1;            /* split_aiv excludes a split attribute */
     gen_explicit(g);
+    refuse(g, FZ_V_SPLIT, "explicit");          /* the oracle's E-EXPLICIT */
   } else {
     g->brk[0] = k->split != 1 && ch(g, p->p_break_up_down);
     g->brk[1] = k->split != 2 && ch(g, p->p_break_left_right);
+    if (g->brk[0]) refuse(g, FZ_V_UD, "break-up-down");
+    if (g->brk[1]) refuse(g, FZ_V_LR, "break-left-right");
     static Block *const blocks[] = {blk_vector, blk_c2v,    blk_v2c,    blk_both,    blk_softmax, blk_loop,
                                     blk_gather, blk_reduce, blk_strided, blk_assemble, blk_move};
     int w[11] = {p->w_vector, p->w_c2v,    p->w_v2c,    p->w_both,    g->brk[1] ? p->w_softmax : 0,
@@ -2181,6 +2251,23 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
     if (ch(g, p->p_gm_round_trip)) blk_roundtrip(g);
     if (ch(g, p->p_near_capacity)) blk_capacity(g);
   }
+  /* capacity: every vector (accumulator, mat) tile charged, whatever its
+   * live range, plus the C2V (V2C) reserve at its deepest (each transfer's
+   * entry live at once), must fit the target's space; the split variants
+   * run on the kernel's own target and only shrink vector tiles */
+  {
+    int64_t vec = imax64(g->cb[0], g->cap[0]), acc = imax64(g->cb[1], g->cap[1]), mat = imax64(g->cb[2], g->cap[2]);
+    int64_t res = imax64(k->slots ? k->slots : 2, g->c2v_sites) * g->c2vmax;
+    int64_t mres = imax64(k->slots ? k->slots : 2, g->v2c_sites) * g->v2cmax;   /* the V2C reserve in mat */
+    static const int64_t vcap[2] = {188416, 245760}, acap[2] = {131072, 262144};
+    for (int t = 0; t < 2; t++) {
+      unsigned m = (t ? FZ_V_A5 : FZ_V_A2A3) | ((k->target == 1) == t ? FZ_V_SPLIT : 0);
+      if (vec + res > vcap[t] || acc > acap[t] || mat + mres > 524288) refuse(g, m, "capacity");
+    }
+  }
+  /* a C2V transfer of a valid extent known only at run time has no split code */
+  if (g->nc2v && (g->varied || k->feat[FZ_FEAT_loop_valid] || k->feat[FZ_FEAT_set_validshape] || k->feat[FZ_FEAT_scalar_extent]))
+    refuse(g, FZ_V_SPLIT, "c2v-runtime-valid");
   if (k->split == 1) feat(g, FZ_FEAT_split_up_down);
   if (k->split == 2) feat(g, FZ_FEAT_split_left_right);
   if (k->target == 1) feat(g, FZ_FEAT_target_a5);

@@ -33,6 +33,8 @@ typedef struct {
    * code, first bad pass): not a split bug, so it takes that one's signature */
   int same_as;
   int backend;                                  /* 0 the model, 1 the real toolchain (ptoas + pto-isa) */
+  bool claimed;                                 /* a reject only because the kernel's compile claim says
+                                                   this variant must compile (code: the unsupported one) */
   char vname[32];                               /* real back end: ptoas:MODE@a3|a5 */
 } VarResult;
 
@@ -68,6 +70,12 @@ typedef struct {
   bool finding;
 } OrcResult;
 
+/* The generator's compile claim in a kernel's leading comment lines
+ * (`# expect-compile: none@a2a3 up_down ...`, docs/fuzzing.md): bit v set
+ * when variant v (orc_variants) must compile; -1 when the text has no claim.
+ * orc_check turns an `unsupported` outcome of a claimed variant into a
+ * `reject` (VarResult.claimed). */
+int orc_claim(const Src *src);
 /* Run one kernel through the golden run and every variant. */
 void orc_check(const Src *src, const OrcOpts *o, OrcResult *res);
 /* Signature: kind|mode|code|op|pass|pattern (no numbers, names or shapes); op is
