@@ -273,11 +273,14 @@ static int op_level(Op op) {
   }
 }
 
+/* Checking the kernel as read (not the IR after a pass)? */
+static bool as_read(const T *t) { return !t->c->pass || !strcmp(t->c->pass, "parse"); }
+
 static Type check_call(T *t, Call *c) {
   const OpInfo *oi = &ir_ops[c->op];
   int np = ir_npos(c);
   int lv = op_level(c->op);
-  if (lv && (!t->c->pass || !strcmp(t->c->pass, "parse")) && lv > (t->k->lowered ? 2 : t->k->expanded ? 1 : 0))
+  if (lv && as_read(t) && lv > (t->k->lowered ? 2 : t->k->expanded ? 1 : 0))
     ERR(c->loc, E_SCOPE, "%s belongs to %s programs (ir.md); this kernel is %s", oi->name,
         lv == 2 ? "lowered" : "per-core", t->k->expanded ? "per-core, not lowered (no alloc_tile with an allocation shape)" : "source");
   if (np < oi->min_pos || np > oi->max_pos)
@@ -474,7 +477,7 @@ static Type check_call(T *t, Call *c) {
      * program read back) a run-time valid shape is what the front end proved
      * full (a popped entry's, a buffer shared by lane 0 and the replay). The
      * static valid shape is final in the last round only. */
-    bool front = (!t->c->pass || !strcmp(t->c->pass, "parse")) && !t->k->lowered;
+    bool front = as_read(t) && !t->k->lowered;
     if (!empty && (a.vr != a.R || a.vc != a.C) && (front || (a.vr >= 0 && a.vc >= 0)))
       held(t, c->loc, E_RESHAPE, "reshape of a [%d,%d] tile whose valid shape is %s, not all of it: the row-major "
            "order of a partial tile is no rectangle (slice its valid part first)", a.R, a.C,

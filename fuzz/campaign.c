@@ -183,7 +183,7 @@ static void check_one(const FzRunOpts *o, const FzPolicy *pol, int64_t i, Shared
   OrcResult res;
   Src src = {"kernel", text, len};
   orc_check(&src, &oo, &res);
-  int claim = orc_claim(&src);
+  int claim = res.claim;
   if (claim >= 0 && !res.invalid) {
     sh->claimed++;
     for (int v = 0; v < ORC_NVARIANT; v++) sh->mayref[v] += !(claim >> v & 1);

@@ -444,10 +444,10 @@ void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
     }
   }
   res->t.t_golden = now_ms() - t0;
-  int claim = orc_claim(src);
+  res->claim = orc_claim(src);
   for (int v = 0; v < ORC_NVARIANT && !res->invalid; v++) {
     VarResult *vr = &res->r[res->n];
-    classify(src, v, o, g, k, vr, &res->t, g0, claim);
+    classify(src, v, o, g, k, vr, &res->t, g0, res->claim);
     for (int sc = 0; sc < ORC_NSCHED && vopt[v].split != MODE_NONE; sc++)
       same_as_unsplit(res, &vr[sc]);
     for (int sc = 0; sc < ORC_NSCHED; sc++, res->n++) {

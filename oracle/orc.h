@@ -68,6 +68,7 @@ typedef struct {
   int n;
   VarResult r[ORC_NVARIANT * ORC_NSCHED];
   bool finding;
+  int claim;                                    /* orc_claim of the kernel's text */
 } OrcResult;
 
 /* The generator's compile claim in a kernel's leading comment lines
