@@ -74,10 +74,9 @@ static Var *scalar(AS *a, Loc loc, Op op, Aff x, Aff y, const Aff *z) {
   v->computed = true;
   Stmt *s = ir_stmt_op(a->c, loc, v, op, z ? 3 : 2);
   Arg *g = s->rhs.call->args;
-  g[0].k = g[1].k = A_IEXPR;
-  g[0].ix[0] = x;
-  g[1].ix[0] = y;
-  if (z) g[2].k = A_IEXPR, g[2].ix[0] = *z;
+  ir_arg_iexpr(a->c->A, &g[0], x);
+  ir_arg_iexpr(a->c->A, &g[1], y);
+  if (z) ir_arg_iexpr(a->c->A, &g[2], *z);
   ir_body_push(a->c, a->out, s);
   return v;
 }
@@ -120,11 +119,9 @@ static void set_valid_on(AS *a, Call *c, int R, int C, int ax, Aff axis) {
   Arg *v = ir_kwarg(c, KW_VALID);
   if (!v) {
     v = ir_kwarg_add(a->c, c, KW_VALID);
-    v->k = A_IDX;
-    v->ix[0] = cst(R);
-    v->ix[1] = cst(C);
+    ir_arg_idx(a->c->A, v, cst(R), cst(C));
   }
-  v->ix[ax] = axis;
+  ir_arg_ix(a->c->A, v)[ax] = axis;
 }
 static void set_valid(AS *a, Call *c, int R, int C, Aff axis) { set_valid_on(a, c, R, C, a->ax, axis); }
 
@@ -269,7 +266,7 @@ static void reshape(AS *a, Stmt *st, Call *c) {
     UNSUP(st->loc, E_SPLIT_RESHAPE, "reshape of [%d,%d] to [%d,%d] under %s: %s", hx ? t->R : a->E[t->id],
           hx ? a->E[t->id] : t->C, R2, C2, ir_mode_name(a->m), why);
   int nx = R2 > 1 ? 0 : 1;
-  sh->ix[nx] = cst(half(a, nx ? C2 : R2));
+  ir_arg_ix(a->c->A, sh)[nx] = cst(half(a, nx ? C2 : R2));
   define_on(a, st, CL_HALF, nx ? C2 : R2, nx);
 }
 
@@ -286,8 +283,8 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     /* defect valid-not-localized: only a valid= bound is localised; without one
      * each lane gets the global extent E */
     Aff loc = !v && IR_BUG(a->c, valid_not_localized) ? cst(E) : localise(a, st->loc, v ? v->ix[ax] : cst(E), S);
-    o->ix[ax] = plus_lane(a, o->ix[ax], S);
-    sh->ix[ax] = cst(S);
+    ir_arg_ix(a->c->A, o)[ax] = plus_lane(a, o->ix[ax], S);
+    ir_arg_ix(a->c->A, sh)[ax] = cst(S);
     if (v || !ir_aff_const(&loc) || loc.c != S) set_valid(a, c, sh->ix[0].c, sh->ix[1].c, loc);
     return define(a, st, CL_HALF, E);
   }
@@ -296,7 +293,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     E = sh->ix[ax].c;
     if (E == 1) return define(a, st, CL_REPL, 0);
     S = half(a, E);
-    sh->ix[ax] = cst(S);
+    ir_arg_ix(a->c->A, sh)[ax] = cst(S);
     Arg *v = ir_kwarg(c, KW_VALID);
     covered(a, st, E, v ? v->ix[ax] : cst(E), S);
     Aff loc = localise(a, st->loc, v ? v->ix[ax] : cst(E), S);
@@ -313,9 +310,8 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
       covered(a, st, N, cst(len), S);
       mi->num = S;
       Arg *w = ir_kwarg_add(a->c, c, KW_WINDOW);
-      w->k = A_IDX;
-      w->ix[0] = plus_lane(a, cst(0), S);
-      w->ix[1] = localise(a, st->loc, cst(len), S);
+      Aff w0 = plus_lane(a, cst(0), S);
+      ir_arg_idx(a->c->A, w, w0, localise(a, st->loc, cst(len), S));
       return define(a, st, CL_HALF, N);
     }
     Arg *sz = ir_kwarg(c, KW_SIZE);
@@ -326,8 +322,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     sz->num = S;
     Arg *co = ir_kwarg_add(a->c, c, KW_COL_OFF);   /* absent: an integer 0 */
     Aff base = co->k == A_IEXPR ? co->ix[0] : cst((int)co->num);
-    co->k = A_IEXPR;
-    co->ix[0] = plus_lane(a, base, S);
+    ir_arg_iexpr(a->c->A, co, plus_lane(a, base, S));
     return define(a, st, CL_HALF, Z);
   }
   case K_MOVE: {                                /* C2V */
@@ -366,7 +361,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     E = a->E[c->args[0].var->id];
     ax = a->hx[c->args[0].var->id];
     Arg *x = &c->args[1 + ax];
-    x->ix[0] = localise(a, st->loc, x->ix[0], half(a, E));
+    ir_arg_ix(a->c->A, x)[0] = localise(a, st->loc, x->ix[0], half(a, E));
     return define_on(a, st, CL_HALF, E, ax);
   }
   case K_TRANS: {                               /* each lane transposes its part: the split axis moves */
@@ -401,7 +396,7 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     int Et = a->E[t->id], St = half(a, Et), h = sh->ix[ax].c;
     Aff r0 = o->ix[ax];
     if (ir_aff_const(&r0) && r0.c == 0 && h == Et) {
-      sh->ix[ax] = cst(St);                     /* the whole extent: stays halved */
+      ir_arg_ix(a->c->A, sh)[ax] = cst(St);                     /* the whole extent: stays halved */
       Arg *v = ir_kwarg(c, KW_VALID);
       if (v) set_valid_on(a, c, sh->ix[0].c, sh->ix[1].c, ax, localise(a, st->loc, v->ix[ax], St));
       return define_on(a, st, CL_HALF, Et, ax);
@@ -416,9 +411,9 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     Var *lo = scalar(a, st->loc, OP_imax, r0, plus_lane(a, cst(0), St), NULL);
     Aff hh = cst(h), lov = ir_aff_var(lo, 1);
     Var *vv = scalar(a, st->loc, OP_clamp, ir_aff_add(ir_aff_var(hi, 1), &lov, -1), cst(0), &hh);
-    o->ix[ax] = ir_aff_var(off, 1);
+    ir_arg_ix(a->c->A, o)[ax] = ir_aff_var(off, 1);
     if (IR_BUG(a->c, slice_halve_args))       /* defect: the result halved, offset and valid still for h */
-      sh->ix[ax] = cst(half(a, h));
+      ir_arg_ix(a->c->A, sh)[ax] = cst(half(a, h));
     Arg *old = ir_kwarg(c, KW_VALID);
     Aff bound = ir_aff_var(vv, 1);
     if (old) bound = ir_aff_var(scalar(a, st->loc, OP_imin, old->ix[ax], bound, NULL), 1);   /* both bounds hold */
@@ -457,7 +452,7 @@ static void store_stmt(AS *a, Call *c) {
      * reshape may have moved it). Defect store-axis-swap: the axes from 0 up
      * to that axis, so under left_right the lane offset also lands on the rows */
     for (int d = IR_BUG(a->c, store_axis_swap) ? 0 : hx; d <= hx; d++)
-      o->ix[d] = plus_lane(a, o->ix[d], SOF(a, t));
+      ir_arg_ix(a->c->A, o)[d] = plus_lane(a, o->ix[d], SOF(a, t));
   }
   /* a whole tile is stored from both lanes: the same bytes to the same
    * addresses (DESIGN 14.5; the machine checks them, R-REPLICA) */
@@ -499,9 +494,7 @@ static void body(AS *a, Body *b) {
           c->args[1].e = a->m;
           if (st->dst->svr >= 0 && st->dst->svc >= 0) {   /* the joined valid shape, known before the split */
             Arg *jv = ir_kwarg_add(a->c, c, KW_VALID);
-            jv->k = A_IDX;
-            jv->ix[0] = cst(st->dst->svr);
-            jv->ix[1] = cst(st->dst->svc);
+            ir_arg_idx(a->c->A, jv, cst(st->dst->svr), cst(st->dst->svc));
           }
         }
       } else if (c->ty.k == TY_TILE && c->ty.sp == SP_VEC) {

@@ -30,8 +30,7 @@ static Stmt *copy_stmt(Comp *c, const Stmt *s) {
 
 static void zero_valid(Comp *c, Call *cl) {
   Arg *v = ir_kwarg_add(c, cl, cl->op == OP_paged_gather ? KW_WINDOW : KW_VALID);
-  v->k = A_IDX;
-  memset(v->ix, 0, sizeof v->ix);
+  ir_arg_idx(c->A, v, ir_aff_cst(0), ir_aff_cst(0));
 }
 
 static Body replay(Comp *c, Kernel *k, const Body *b) {
@@ -56,7 +55,7 @@ static Body replay(Comp *c, Kernel *k, const Body *b) {
       zero_valid(c, cl);
       break;
     case K_SETVALID:                            /* the replay's tiles stay empty */
-      cl->args[1].ix[0] = cl->args[2].ix[0] = (Aff){0};
+      ir_arg_ix(c->A, &cl->args[1])[0] = ir_arg_ix(c->A, &cl->args[2])[0] = (Aff){0};
       break;
     case K_TPOP: {
       /* _r = tpop(...); x = slice(_r, [0, 0], [R, C], valid=[0, 0]) keeps the slot
@@ -67,9 +66,10 @@ static Body replay(Comp *c, Kernel *k, const Body *b) {
       Stmt *sl = ir_stmt_op(c, r->loc, x, OP_slice, 4);
       Arg *g = sl->rhs.call->args;
       g[0].k = A_VAR, g[0].var = raw;
-      g[1].k = A_IDX;
-      g[2].k = A_IDX, g[2].ix[0].c = x->R, g[2].ix[1].c = x->C;
-      g[3].k = A_IDX, g[3].kw = KW_VALID;
+      ir_arg_idx(c->A, &g[1], ir_aff_cst(0), ir_aff_cst(0));
+      ir_arg_idx(c->A, &g[2], ir_aff_cst(x->R), ir_aff_cst(x->C));
+      ir_arg_idx(c->A, &g[3], ir_aff_cst(0), ir_aff_cst(0));
+      g[3].kw = KW_VALID;
       ir_body_push(c, &out, sl);
       break;
     }
@@ -108,13 +108,17 @@ static void inline_regions(Comp *c, Body *b, Var *lane, int from, Body *out) {
       inline_regions(c, &s->other, lane, from, &other);
       s->body = inner;
       s->other = other;
-      if (from >= 0) relane_aff(&s->ca, from, lane->id), relane_aff(&s->cb, from, lane->id);
+      if (from >= 0 && s->k == S_COND) {
+        Aff *cd = ir_pair_own(c->A, &s->cond);
+        relane_aff(&cd[0], from, lane->id), relane_aff(&cd[1], from, lane->id);
+      }
     } else if (s->k == S_OP && s->rhs.k == A_CALL) {
       Call *cl = s->rhs.call;
       for (int j = 0; j < cl->nargs && from >= 0; j++)
         if (cl->args[j].k == A_IDX || cl->args[j].k == A_IEXPR) {
-          relane_aff(&cl->args[j].ix[0], from, lane->id);
-          relane_aff(&cl->args[j].ix[1], from, lane->id);
+          Aff *ix = ir_arg_ix(c->A, &cl->args[j]);
+          relane_aff(&ix[0], from, lane->id);
+          relane_aff(&ix[1], from, lane->id);
         }
       if (from < 0 && cl->op == OP_store && !ir_kwarg(cl, KW_LANE)) {
         Arg *l = ir_kwarg_add(c, cl, KW_LANE);

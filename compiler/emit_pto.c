@@ -1319,7 +1319,7 @@ static void body(E *e, const Body *b) {
     }
     case S_COND: {                              /* if a REL b { body } else { other } */
       static const char *const pred[] = {"slt", "sle", "sgt", "sge", "eq", "ne"};
-      const char *a = aff(e, &s->ca), *bb = aff(e, &s->cb), *cnd = fresh(e, "if");
+      const char *a = aff(e, &s->cond[0]), *bb = aff(e, &s->cond[1]), *cnd = fresh(e, "if");
       line(e, "%s = arith.cmpi %s, %s, %s : index", cnd, pred[s->rel], a, bb);
       Carry k = {0};
       carried(e, &s->body, &k, s->loc);

@@ -69,7 +69,7 @@ static bool scan(EM *e, const Body *b) {
     const Stmt *s = b->v[i];
     if (s->k != S_OP) {
       if (s->k == S_COND) {                     /* if/while run on the vector side */
-        changed |= note_uses(e, &s->ca, SIDE_V) | note_uses(e, &s->cb, SIDE_V);
+        changed |= note_uses(e, &s->cond[0], SIDE_V) | note_uses(e, &s->cond[1], SIDE_V);
         changed |= scan(e, &s->other);
       }
       changed |= scan(e, &s->body);
@@ -285,14 +285,14 @@ static Var *lane0_half(EM *e, Stmt *s, Var *h, int code, Var *lane, Body *vb) {
   Stmt *sl = op_stmt(e, s->loc, x, OP_slice, 4);
   Arg *g = sl->rhs.call->args;
   g[0].k = A_VAR, g[0].var = h;
-  g[1].k = A_IDX;
-  g[2].k = A_IDX, g[2].ix[0] = ir_aff_cst(h->R), g[2].ix[1] = ir_aff_cst(h->C);
-  g[3].k = A_IDX, g[3].kw = KW_VALID;
+  ir_arg_idx(e->c->A, &g[1], ir_aff_cst(0), ir_aff_cst(0));
+  ir_arg_idx(e->c->A, &g[2], ir_aff_cst(h->R), ir_aff_cst(h->C));
   int ax = MODE_AXIS(code), E = ax ? h->C : h->R;
-  g[3].ix[ax] = ir_aff_cst(E);
-  Aff l = ir_aff_var(lane, -E);
-  g[3].ix[ax] = ir_aff_add(g[3].ix[ax], &l, 1);
-  g[3].ix[!ax] = ir_aff_cst(ax ? h->R : h->C);
+  Aff l = ir_aff_var(lane, -E), vl[2];
+  vl[ax] = ir_aff_add(ir_aff_cst(E), &l, 1);
+  vl[!ax] = ir_aff_cst(ax ? h->R : h->C);
+  ir_arg_idx(e->c->A, &g[3], vl[0], vl[1]);
+  g[3].kw = KW_VALID;
   ir_body_push(e->c, vb, sl);
   return x;
 }
@@ -332,15 +332,13 @@ static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb, Var *lane) {
   set_dir(&pa[0], dir);
   pa[1].k = A_DTYPE;
   pa[1].e = dst->dt;
-  pa[2].k = A_IDX;
-  pa[2].ix[0] = (Aff){.c = dst->R};
-  pa[2].ix[1] = (Aff){.c = dst->C};
+  ir_arg_idx(e->c->A, &pa[2], ir_aff_cst(dst->R), ir_aff_cst(dst->C));
   /* The pop's extent on the split axis is where lane 1's band starts.
    * placement-from-box (PTOAS #1368): it is taken from the box partition
    * ceil(E/2), not from the lanes' valid counts (the stride), so a rebalanced
    * transfer puts lane 1's band one or more rows past where its stores go. */
   if (c->op == OP_aiv_shard && code && IR_BUG(e->c, placement_from_box))
-    pa[2].ix[ax].c = ((ax ? src->C : src->R) + 1) / 2;
+    ir_arg_ix(e->c->A, &pa[2])[ax].c = ((ax ? src->C : src->R) + 1) / 2;
   set_int(&pa[3], pcode);
   const Var *whole = dir == PIPE_C2V ? src : dst;   /* the full tile, in the consumer's layout */
   int64_t full = ir_tile_bytes(dir == PIPE_C2V ? SP_VEC : SP_MAT, whole->dt, whole->R, whole->C);

@@ -225,6 +225,29 @@ void ir_body_push(Comp *c, Body *b, Stmt *s) {
   b->v[b->n++] = s;
 }
 
+/* Copies of an Arg (Stmt) share its index pair (condition), so a writer
+ * first takes its own. */
+Aff *ir_pair_own(Arena *A, const Aff **p) {
+  Aff *ix = ir_alloc(A, 2 * sizeof *ix);
+  if (*p) memcpy(ix, *p, 2 * sizeof *ix);
+  *p = ix;
+  return ix;
+}
+
+void ir_arg_idx(Arena *A, Arg *a, Aff r, Aff c) {
+  Aff *ix = ir_alloc(A, 2 * sizeof *ix);
+  ix[0] = r, ix[1] = c;
+  a->k = A_IDX;
+  a->ix = ix;
+}
+
+void ir_arg_iexpr(Arena *A, Arg *a, Aff x) {
+  Aff *ix = ir_alloc(A, 2 * sizeof *ix);
+  ix[0] = x;
+  a->k = A_IEXPR;
+  a->ix = ix;
+}
+
 bool ir_aff_const(const Aff *a) { return a->n == 0; }
 
 Aff ir_aff_var(const Var *v, int k) {
@@ -429,7 +452,7 @@ static uint64_t fp_body(uint64_t h, const Body *b) {
     h = h * 31 + s->k;
     h = h * 31 + (s->dst ? (uint64_t)s->dst->id + 1 : 0);
     if (s->rhs.k == A_CALL) h = (h * 31 + s->rhs.call->op) * 31 + (uint64_t)s->rhs.call->nargs;
-    if (s->k == S_COND) h = ((h * 31 + s->rel) * 31 + (uint64_t)s->ca.n) * 31 + (uint64_t)(uint32_t)s->ca.c;
+    if (s->k == S_COND) h = ((h * 31 + s->rel) * 31 + (uint64_t)s->cond[0].n) * 31 + (uint64_t)(uint32_t)s->cond[0].c;
     if (s->body.n || s->other.n) h = fp_body(fp_body(h, &s->body), &s->other);
   }
   return h;

@@ -83,8 +83,8 @@ static void body(LW *l, Body *b) {
         Stmt *t = ir_stmt_op(l->c, s->loc, s->dst, OP_set_validshape, 3);
         Arg *a = t->rhs.call->args;
         a[0].k = A_VAR, a[0].var = s->dst;
-        a[1].k = a[2].k = A_IEXPR;
-        a[1].ix[0] = v->ix[0], a[2].ix[0] = v->ix[1];
+        ir_arg_iexpr(l->c->A, &a[1], v->ix[0]);
+        ir_arg_iexpr(l->c->A, &a[2], v->ix[1]);
         t->rhs.call->loc = c->loc;
         ir_body_push(l->c, &out, t);
         continue;
@@ -95,8 +95,7 @@ static void body(LW *l, Body *b) {
       a[1] = c->args[0];
       a[2] = *ir_pos(c, 1);
       a[3].k = A_IDX;
-      a[3].ix[0] = v ? v->ix[0] : sh->ix[0];
-      a[3].ix[1] = v ? v->ix[1] : sh->ix[1];
+      a[3].ix = v ? v->ix : sh->ix;           /* shared: read-only */
       t->rhs.call->loc = c->loc;
       ir_body_push(l->c, &out, t);
       continue;
@@ -107,8 +106,7 @@ static void body(LW *l, Body *b) {
       c->op = OP_tstore;
       if (t->svr >= 0 && t->svc >= 0) {
         Arg *p = ir_kwarg_add(l->c, c, KW_PART);
-        p->k = A_IDX;
-        p->ix[0] = cst(t->svr), p->ix[1] = cst(t->svc);
+        ir_arg_idx(l->c->A, p, cst(t->svr), cst(t->svc));
       }
       break;
     }
@@ -119,9 +117,8 @@ static void body(LW *l, Body *b) {
       bool row = ir_ops[c->op].kind == K_RRED;
       if (a->svr < 0 || a->svc < 0 || ir_kwarg(c, KW_VALID)) break;
       Arg *p = ir_kwarg_add(l->c, c, KW_VALID);
-      p->k = A_IDX;
-      p->ix[0] = cst(row ? (a->svc ? a->svr : 0) : (a->svr ? 1 : 0));
-      p->ix[1] = cst(row ? (a->svc ? 1 : 0) : (a->svr ? a->svc : 0));
+      ir_arg_idx(l->c->A, p, cst(row ? (a->svc ? a->svr : 0) : (a->svr ? 1 : 0)),
+                 cst(row ? (a->svc ? 1 : 0) : (a->svr ? a->svc : 0)));
       break;
     }
     case OP_move: c->op = OP_tmov; break;
@@ -178,8 +175,8 @@ static void allocs(LW *l, Body *b) {
     Arg *g = a->rhs.call->args;
     g[0].k = A_SPACE, g[0].e = v->sp;
     g[1].k = A_DTYPE, g[1].e = v->dt;
-    g[2].k = A_IDX, g[2].ix[0] = cst(v->R), g[2].ix[1] = cst(v->C);
-    g[3].k = A_IDX, g[3].ix[0] = cst(Rp), g[3].ix[1] = cst(Cp);
+    ir_arg_idx(l->c->A, &g[2], cst(v->R), cst(v->C));
+    ir_arg_idx(l->c->A, &g[3], cst(Rp), cst(Cp));
     ir_body_push(l->c, &top, a);
   }
   for (int i = 0; i < b->n; i++) ir_body_push(l->c, &top, b->v[i]);

@@ -31,15 +31,13 @@ static Var *scalar(LG *g, Body *out, Loc l, Op op, const char *pfx, Arg a0, Aff 
   v->computed = true;
   Stmt *s = ir_stmt_op(g->c, l, v, op, 2);
   s->rhs.call->args[0] = a0;
-  s->rhs.call->args[1].k = A_IEXPR;
-  s->rhs.call->args[1].ix[0] = a1;
+  ir_arg_iexpr(g->c->A, &s->rhs.call->args[1], a1);
   ir_body_push(g->c, out, s);
   return v;
 }
-static Arg iarg(Aff a) {
+static Arg iarg(LG *g, Aff a) {
   Arg r = {0};
-  r.k = A_IEXPR;
-  r.ix[0] = a;
+  ir_arg_iexpr(g->c->A, &r, a);
   return r;
 }
 
@@ -55,15 +53,15 @@ static Aff window_count(LG *g, Body *out, Loc l, Aff f, Aff n, int len, int N) {
   }
   Aff lf = cst(len);
   lf = ir_aff_add(lf, &f, -1);
-  Var *room = scalar(g, out, l, OP_imax, "w", iarg(lf), cst(0));
+  Var *room = scalar(g, out, l, OP_imax, "w", iarg(g, lf), cst(0));
   Var *cl = ir_temp(g->c, g->k, "w", VK_SCALAR, l);
   cl->computed = true;
   Stmt *s = ir_stmt_op(g->c, l, cl, OP_clamp, 3);
-  s->rhs.call->args[0] = iarg(n);
-  s->rhs.call->args[1] = iarg(cst(0));
-  s->rhs.call->args[2] = iarg(ir_aff_var(room, 1));
+  s->rhs.call->args[0] = iarg(g, n);
+  s->rhs.call->args[1] = iarg(g, cst(0));
+  s->rhs.call->args[2] = iarg(g, ir_aff_var(room, 1));
   ir_body_push(g->c, out, s);
-  Var *v = scalar(g, out, l, OP_imin, "w", iarg(ir_aff_var(cl, 1)), cst(N));
+  Var *v = scalar(g, out, l, OP_imin, "w", iarg(g, ir_aff_var(cl, 1)), cst(N));
   return ir_aff_var(v, 1);
 }
 
@@ -85,7 +83,7 @@ static void lower(LG *g, Body *out, Stmt *st) {
   Arg *aa = al->rhs.call->args;
   aa[0].k = A_SPACE, aa[0].e = dst->sp;
   aa[1].k = A_DTYPE, aa[1].e = dst->dt;
-  aa[2].k = A_IDX, aa[2].ix[0] = cst(dst->R), aa[2].ix[1] = cst(dst->C);
+  ir_arg_idx(g->c->A, &aa[2], cst(dst->R), cst(dst->C));
   ir_body_push(g->c, out, al);
   Stmt *loop = ir_alloc(g->c->A, sizeof *loop);
   loop->k = S_FOR;
@@ -96,14 +94,14 @@ static void lower(LG *g, Body *out, Stmt *st) {
   loop->iv->step = 1;
   Body *b = &loop->body;
   Aff row = ir_aff_var(loop->iv, 1);
-  Var *j = scalar(g, b, l, OP_imin, "j", iarg(ir_aff_add(first, &row, 1)), cst(len - 1));
+  Var *j = scalar(g, b, l, OP_imin, "j", iarg(g, ir_aff_add(first, &row, 1)), cst(len - 1));
   Arg ta = {0};
   ta.k = A_VAR, ta.var = ix;
   Var *x = scalar(g, b, l, OP_gm_read, "x", ta, ir_aff_var(j, 1));
-  Var *p = scalar(g, b, l, OP_idiv, "p", iarg(ir_aff_var(x, 1)), cst(B));
+  Var *p = scalar(g, b, l, OP_idiv, "p", iarg(g, ir_aff_var(x, 1)), cst(B));
   ta.var = tb;
   Var *e = scalar(g, b, l, OP_gm_read, "e", ta, ir_aff_var(p, 1));
-  Var *o = scalar(g, b, l, OP_imod, "o", iarg(ir_aff_var(x, 1)), cst(B));
+  Var *o = scalar(g, b, l, OP_imod, "o", iarg(g, ir_aff_var(x, 1)), cst(B));
   /* paged-missing-scale: the physical page is used as a row number, not scaled by B */
   Aff phys = ir_aff_var(e, IR_BUG(g->c, paged_missing_scale) ? 1 : B), ov = ir_aff_var(o, 1);
   phys = ir_aff_add(phys, &ov, 1);
@@ -111,9 +109,9 @@ static void lower(LG *g, Body *out, Stmt *st) {
   Arg *ga = gr->rhs.call->args;
   ga[0].k = A_VAR, ga[0].var = dst;
   ga[1].k = A_VAR, ga[1].var = src;
-  ga[2].k = A_IDX, ga[2].ix[0] = phys, ga[2].ix[1] = col;
-  ga[3] = iarg(row);
-  ga[4] = iarg(count);
+  ir_arg_idx(g->c->A, &ga[2], phys, col);
+  ga[3] = iarg(g, row);
+  ga[4] = iarg(g, count);
   if (box > 1) ga[5].k = A_NUM, ga[5].isint = true, ga[5].num = box, ga[5].kw = KW_BOX;
   ir_body_push(g->c, b, gr);
   ir_body_push(g->c, out, loop);

@@ -294,14 +294,15 @@ static Aff iexpr(P *p) {
 /* cond = iexpr REL iexpr */
 static void cond(P *p, Stmt *s) {
   static const char *const rels[] = {"<", "<=", ">", ">=", "==", "!="};
-  s->ca = iexpr(p);
+  Aff *cd = ir_pair_own(p->c->A, &s->cond);
+  cd[0] = iexpr(p);
   Tok *r = peek(p);
   int k = 0;
   while (k < 6 && !is(r, rels[k])) k++;
   if (k == 6) ir_error(p->c, r->loc, E_PARSE, "expected a comparison (< <= > >= == !=), found %s", desc(p, r));
   next(p);
   s->rel = (Rel)k;
-  s->cb = iexpr(p);
+  cd[1] = iexpr(p);
 }
 
 static void index2(P *p, Aff ix[2]) {
@@ -342,7 +343,7 @@ static void arg(P *p, Arg *a) {
   a->loc = t->loc;
   if (is(t, "[")) {
     a->k = A_IDX;
-    index2(p, a->ix);
+    index2(p, ir_arg_ix(p->c->A, a));
   } else if (t->k == TK_INT || t->k == TK_NUM || is(t, "-")) {
     number(p, a);
   } else if (t->k == TK_IDENT && is(peek2(p), "=")) {
@@ -355,7 +356,7 @@ static void arg(P *p, Arg *a) {
     Tok *v = peek(p);
     if (is(v, "[")) {
       a->k = A_IDX;
-      index2(p, a->ix);
+      index2(p, ir_arg_ix(p->c->A, a));
     } else if (v->k == TK_IDENT && word(v, spaces) > 0) {
       next(p);
       a->k = A_SPACE;
@@ -366,12 +367,14 @@ static void arg(P *p, Arg *a) {
       a->e = word(v, modes);
     } else if (v->k == TK_INT || (v->k == TK_IDENT && !ir_reserved(v->s, (size_t)v->len)) || is(v, "-") ||
                is(v, "(")) {
-      a->k = A_IEXPR;                           /* an integer, or an index expression */
-      a->ix[0] = iexpr(p);
-      if (ir_aff_const(&a->ix[0])) {
+      Aff x = iexpr(p);                         /* an integer, or an index expression */
+      if (ir_aff_const(&x)) {
         a->k = A_NUM;
-        a->num = a->ix[0].c;
+        a->num = x.c;
         a->isint = true;
+      } else {
+        a->k = A_IEXPR;
+        ir_arg_ix(p->c->A, a)[0] = x;
       }
     } else {
       ir_error(p->c, v->loc, E_ARG, "bad value %s for keyword '%s'", desc(p, v), ir_kw_name((Kw)kw));
@@ -426,7 +429,7 @@ static Call *call(P *p) {
       if (ir_ops[op].ixmask >> n & 1) {
         buf[n].k = A_IEXPR;
         buf[n].loc = peek(p)->loc;
-        buf[n].ix[0] = iexpr(p);
+        ir_arg_ix(p->c->A, &buf[n])[0] = iexpr(p);
       } else {
         arg(p, &buf[n]);
       }
@@ -494,12 +497,13 @@ static Stmt *stmt(P *p) {
     }
     scoped_block(p, &s->body);
     if (accept(p, "replay")) {                  /* per-core IR: if lane == 0 { body } replay { other } */
-      if (s->ca.n != 1 || s->ca.k[0] != 1 || s->ca.c || p->k->vars[s->ca.v[0]]->kind != VK_LANE)
+      const Aff *ca = &s->cond[0], *cb = &s->cond[1];
+      if (ca->n != 1 || ca->k[0] != 1 || ca->c || p->k->vars[ca->v[0]]->kind != VK_LANE)
         ir_error(p->c, a0->loc, E_SCOPE, "'if ... replay' tests the lane variable of an enclosing split_aiv");
-      if (s->rel != REL_EQ || s->cb.n || s->cb.c) ir_error(p->c, a0->loc, E_PARSE, "'if ... replay' tests lane == 0");
+      if (s->rel != REL_EQ || cb->n || cb->c) ir_error(p->c, a0->loc, E_PARSE, "'if ... replay' tests lane == 0");
       s->k = S_IF;
-      s->iv = p->k->vars[s->ca.v[0]];
-      s->ca = s->cb = (Aff){0};
+      s->iv = p->k->vars[ca->v[0]];
+      s->cond = NULL;
       scoped_block(p, &s->other);
       return s;
     }

@@ -74,9 +74,9 @@ static void arg(FILE *f, const Kernel *k, const Arg *a) {
 }
 
 static void cond(FILE *f, const Kernel *k, const Stmt *s) {
-  aff(f, k, &s->ca);
+  aff(f, k, &s->cond[0]);
   fprintf(f, " %s ", ir_rel_name(s->rel));
-  aff(f, k, &s->cb);
+  aff(f, k, &s->cond[1]);
 }
 
 static void call(FILE *f, const Kernel *k, const Call *c) {

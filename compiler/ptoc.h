@@ -201,16 +201,19 @@ typedef struct {
 typedef enum { A_VAR, A_CALL, A_IDX, A_NUM, A_DTYPE, A_MODE, A_SPACE, A_IEXPR, A_DIR } ArgKind;
 typedef enum { PIPE_C2V, PIPE_V2C } PipeDir;
 typedef struct Call Call;
+/* 64 bytes: the index pair lives apart (most arguments have none), read-only
+ * here because copies of an Arg share it; a writer takes a private copy with
+ * ir_arg_ix. */
 typedef struct {
   ArgKind k;
   Kw kw;                                        /* KW_NONE when positional */
   Loc loc;
+  int e;                                        /* A_DTYPE / A_MODE / A_SPACE / A_DIR value */
+  bool isint;                                   /* A_NUM written as an integer */
   Var *var;                                     /* A_VAR */
   Call *call;                                   /* A_CALL */
-  Aff ix[2];                                    /* A_IDX; A_IEXPR uses ix[0] */
+  const Aff *ix;                                /* A_IDX: ix[0], ix[1]; A_IEXPR: ix[0] */
   double num;                                   /* A_NUM */
-  bool isint;                                   /* A_NUM written as an integer */
-  int e;                                        /* A_DTYPE / A_MODE / A_SPACE / A_DIR value */
 } Arg;
 
 struct Call {
@@ -235,18 +238,18 @@ typedef struct {
   int n, cap;
 } Body;
 
-struct Stmt {
+struct Stmt {                                   /* 152 bytes */
   StmtKind k;
+  Func fn;                                      /* S_FUNC */
+  Rel rel;                                      /* S_COND */
+  bool wloop;                                   /* S_FOR: a bounded while (printed as one) */
   Loc loc;
   Var *dst;                                     /* S_OP: assigned var or NULL (store) */
   Arg rhs;                                      /* S_OP: A_VAR (copy) or A_CALL */
   Var *iv;                                      /* S_FOR loop var, S_SPLIT / S_IF lane var */
   Body body;
   Body other;                                   /* S_IF: the replay body; S_COND: the else body */
-  Func fn;                                      /* S_FUNC */
-  Aff ca, cb;                                   /* S_COND: the condition ca REL cb */
-  Rel rel;
-  bool wloop;                                   /* S_FOR: a bounded while (printed as one) */
+  const Aff *cond;                              /* S_COND: cond[0] REL cond[1] (shared by copies, as Arg.ix) */
 };
 
 typedef struct Kernel {
@@ -283,6 +286,10 @@ int ir_vector_lanes(const Kernel *k);           /* per-core IR: lanes the machin
 int ir_lane_valid(int V, int P, int lane);
 int ir_split_code(int ax, int E, int V, int P);  /* -1: no code fits; V < 0: unknown */
 void ir_body_push(Comp *c, Body *b, Stmt *s);
+Aff *ir_pair_own(Arena *A, const Aff **p);     /* the pair *p made private and writable (zeros if none) */
+static inline Aff *ir_arg_ix(Arena *A, Arg *a) { return ir_pair_own(A, &a->ix); }
+void ir_arg_idx(Arena *A, Arg *a, Aff r, Aff c);  /* a = A_IDX [r, c] */
+void ir_arg_iexpr(Arena *A, Arg *a, Aff x);     /* a = A_IEXPR x */
 bool ir_aff_const(const Aff *a);
 static inline Aff ir_aff_cst(int c) { return (Aff){.c = c}; }
 Aff ir_aff_var(const Var *v, int k);            /* k * v */

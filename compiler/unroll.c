@@ -46,7 +46,8 @@ static bool body_fits(const Body *b, int var, int lo, int hi) {
   for (int i = 0; i < b->n; i++) {
     const Stmt *s = b->v[i];
     if (s->k != S_OP) {
-      if (!aff_fits(&s->ca, var, lo, hi) || !aff_fits(&s->cb, var, lo, hi) || !body_fits(&s->body, var, lo, hi) ||
+      if ((s->k == S_COND && (!aff_fits(&s->cond[0], var, lo, hi) || !aff_fits(&s->cond[1], var, lo, hi))) ||
+          !body_fits(&s->body, var, lo, hi) ||
           !body_fits(&s->other, var, lo, hi))
         return false;
       continue;
@@ -81,8 +82,11 @@ static Stmt *copy_stmt(UR *u, const Stmt *s, int var, int val) {
   if (s->k != S_OP) {
     r->body = copy_body(u, &s->body, var, val);
     r->other = copy_body(u, &s->other, var, val);
-    subst(&r->ca, var, val);
-    subst(&r->cb, var, val);
+    if (s->k == S_COND) {
+      Aff *cd = ir_pair_own(u->c->A, &r->cond);
+      subst(&cd[0], var, val);
+      subst(&cd[1], var, val);
+    }
     return r;
   }
   if (s->rhs.k != A_CALL) return r;
@@ -92,8 +96,9 @@ static Stmt *copy_stmt(UR *u, const Stmt *s, int var, int val) {
   memcpy(c->args, s->rhs.call->args, (size_t)c->nargs * sizeof *c->args);
   for (int i = 0; i < c->nargs; i++)
     if (c->args[i].k == A_IDX || c->args[i].k == A_IEXPR) {
-      subst(&c->args[i].ix[0], var, val);
-      subst(&c->args[i].ix[1], var, val);
+      Aff *ix = ir_arg_ix(u->c->A, &c->args[i]);
+      subst(&ix[0], var, val);
+      subst(&ix[1], var, val);
     }
   r->rhs.call = c;
   return r;

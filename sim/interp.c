@@ -1198,7 +1198,7 @@ static void run_stmt(Sim *s, const Stmt *st) {
     for (int L = 0; L < 2; L++) {
       if (only >= 0 && L != only) continue;
       s->lane = L;
-      bool yes = ir_rel_holds(st->rel, ieval(s, &st->ca), ieval(s, &st->cb));
+      bool yes = ir_rel_holds(st->rel, ieval(s, &st->cond[0]), ieval(s, &st->cond[1]));
       s->only = L;
       run_body(s, yes ? &st->body : &st->other);
       s->only = only;

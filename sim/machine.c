@@ -635,7 +635,7 @@ static bool step(Sim *s, int i) {
     t->pc = in->a;
     return true;
   case I_COND:
-    t->pc = ir_rel_holds(in->st->rel, sim_ieval(s, &in->st->ca), sim_ieval(s, &in->st->cb)) ? t->pc + 1 : in->a;
+    t->pc = ir_rel_holds(in->st->rel, sim_ieval(s, &in->st->cond[0]), sim_ieval(s, &in->st->cond[1])) ? t->pc + 1 : in->a;
     return true;
   }
   const Stmt *st = in->st;
