@@ -588,8 +588,9 @@ int fz_bench_defects(const FzRunOpts *o) {
  * kernel's own split and target), `emit` (the pipeline then --emit=pto) and
  * `reference` (the front end and the golden run, with no step budget). One line per phase:
  *
- *   scale kind=K n=N phase=P seconds=F cpu_s=F maxrss_kb=K text_kb=K result=ok|CODE|signal-S|timeout
+ *   scale kind=K n=N stmts=S phase=P seconds=F cpu_s=F maxrss_kb=K text_kb=K result=ok|CODE|signal-S|timeout
  *
+ * stmts is the kernel's count of source statements (2N, 4N + 1, 2);
  * seconds is the phase's own wall time (measured in the child, the text's
  * generation excluded), cpu_s its processor time (user + system, from
  * getrusage in the child: on a shared machine the wall time also counts the
@@ -627,6 +628,9 @@ static void sb_printf(SBuf *b, const char *fmt, ...) {
     if (!(b->p = realloc(b->p, b->cap))) die("out of memory");
   }
 }
+
+/* The kernel's source statements: the measure of size the limits speak of. */
+static long scale_stmts(int kind, long n) { return kind == 0 ? 2 * n : kind == 1 ? 4 * n + 1 : 2; }
 
 /* The kernel of one kind and size, malloc'd. */
 static char *scale_kernel(int kind, long n, size_t *len) {
@@ -749,8 +753,8 @@ int fz_bench_scale(int argc, char **argv) {
         else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) snprintf(res, sizeof res, "timeout");
         else if (WIFSIGNALED(st)) snprintf(res, sizeof res, "signal-%d", WTERMSIG(st));
         else snprintf(res, sizeof res, "exit-%d", WEXITSTATUS(st));
-        printf("scale kind=%s n=%ld phase=%s seconds=%.3f cpu_s=%.3f maxrss_kb=%ld text_kb=%zu result=%s\n",
-               scale_kinds[kd], sizes[si], scale_phases[ph], pub->done ? pub->seconds : 0.0, pub->done ? pub->cpu : 0.0,
+        printf("scale kind=%s n=%ld stmts=%ld phase=%s seconds=%.3f cpu_s=%.3f maxrss_kb=%ld text_kb=%zu result=%s\n",
+               scale_kinds[kd], sizes[si], scale_stmts(kd, sizes[si]), scale_phases[ph], pub->done ? pub->seconds : 0.0, pub->done ? pub->cpu : 0.0,
                ru.ru_maxrss, (len + 1023) / 1024, res);
         fflush(stdout);
       }

@@ -107,7 +107,7 @@ fi
 "$B/bin/ptofuzz" bench scale --sizes=10,30 --kinds=loads,transfers,params > "$T/scale" 2> "$T/err"
 rc=$?
 [ $rc = 0 ] && [ "$(wc -l < "$T/scale")" = 18 ] &&
-  ! grep -vE '^scale kind=(loads|transfers|params) n=(10|30) phase=(compile|emit|reference) seconds=[0-9]+\.[0-9]{3} cpu_s=[0-9]+\.[0-9]{3} maxrss_kb=[0-9]+ text_kb=[0-9]+ result=ok$' "$T/scale"
+  ! grep -vE '^scale kind=(loads|transfers|params) n=(10|30) stmts=[0-9]+ phase=(compile|emit|reference) seconds=[0-9]+\.[0-9]{3} cpu_s=[0-9]+\.[0-9]{3} maxrss_kb=[0-9]+ text_kb=[0-9]+ result=ok$' "$T/scale"
 ok $? "limits-7.1 bench scale: one line per kind, size and phase, every result ok (exit $rc)"
 "$B/bin/ptofuzz" bench scale --kinds=nope > /dev/null 2>&1
 [ $? = 1 ]
