@@ -3,7 +3,8 @@
  * section 13). One module per variant: an `aic` function of kind cube and an
  * `aiv` function of kind vector, each taking every GM tensor as a
  * !pto.ptr<dtype> in parameter order and, on a3, a GM slot buffer for the
- * pipes. Conventions (docs/real-backend.md says why):
+ * pipes and, when the function uses cross-core flags, the FFTS base
+ * (ir_pto_ffts). Conventions (docs/real-backend.md says why):
  *   - every buffer is one alloc_tile with dynamic valid extents (v_row=?,
  *     v_col=?), as PyPTO emits them, declared just before the statement that
  *     first uses it (in each branch of a lane's scf.if when neither branch
@@ -1519,6 +1520,22 @@ static void cfmt(FILE *o, const Const *k, int i) {
   }
 }
 
+static bool has_sync(const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      if (has_sync(&s->body) || has_sync(&s->other)) return true;
+    } else if (s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].kind == K_SYNC) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ir_pto_ffts(const Kernel *k, const Stmt *fn) {
+  return k->target == TGT_A2A3 && fn && has_sync(&fn->body);
+}
+
 static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
   bool aiv = fn->fn == FN_AIV;
   e->aiv = aiv;
@@ -1541,7 +1558,10 @@ static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
   fprintf(out, "  func.func @%s(", aiv ? nm->aiv : nm->aic);
   for (int i = 0; i < k->np; i++) fprintf(out, "%s%%arg%d: !pto.ptr<%s>", i ? ", " : "", k->params[i]->id, dtn(k->params[i]->dt));
   if (e->tgt == TGT_A2A3) fprintf(out, "%s%%slots: !pto.ptr<f32>", k->np ? ", " : "");
+  bool ffts = ir_pto_ffts(k, fn);               /* a3's cross-core flags need the FFTS base set first */
+  if (ffts) fprintf(out, ", %%ffts: memref<%dxi64>", PTO_FFTS_BYTES / 8);
   fprintf(out, ") attributes {pto.kernel_kind = #pto.kernel_kind<%s>} {\n", aiv ? "vector" : "cube");
+  if (ffts) fprintf(out, "    pto.set_ffts %%ffts : memref<%dxi64>\n", PTO_FFTS_BYTES / 8);
   /* tensor views */
   for (int i = 0; i < k->np; i++) {
     const Var *T = k->params[i];
