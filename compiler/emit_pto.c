@@ -563,8 +563,8 @@ static void op_stmt(E *e, const Stmt *s) {
     if (d->sp != SP_VEC)                        /* body() aliases the copies that allow it (mark_alias) */
       unsupported(e, s->loc, OP_move, ir_fmt(e->c->A, "a copy of a tile within %s: PTO-AS has no %s-to-%s tmov, and "
                   "the copy cannot be its source's buffer under another name (the source changes while the copy is "
-                  "read, the copy is read outside the block that copies it or is viewed, or the source is a view "
-                  "or a popped entry)", ir_space_name(d->sp), ir_space_name(d->sp), ir_space_name(d->sp)));
+                  "read, the copy is read outside the block that copies it or is viewed, or the source is a view, "
+                  "a popped entry, another copy's name or a trans_b operand)", ir_space_name(d->sp), ir_space_name(d->sp), ir_space_name(d->sp)));
     copy_into(e, d, src);
     return;
   }
@@ -1317,8 +1317,8 @@ static void occ(const Body *b, int from, const Var *v, Occ *o) {
  * buffer of its own) and never be viewed (a subview would outlive the
  * window). mark_alias sets e->alias for the variables where every read is so
  * covered; body() then names the source's buffer at each copy (the source
- * must hold its own buffer there: not a view, a pop or another alias), else
- * op_stmt reports E-PTO. The model's program is unchanged: this only names
+ * must hold its own buffer there: not a view, a pop or another copy's name),
+ * else op_stmt reports E-PTO. The model's program is unchanged: this only names
  * buffers. */
 static bool writes_deep(const Stmt *s, const Var *v) {
   Occ o = {0};
@@ -1402,8 +1402,11 @@ static void body(E *e, const Body *b) {
     const Stmt *s = b->v[i];
     e->encl_i[lvl] = i;
     uint8_t *local = s->k == S_IF ? ir_alloc(e->c->A, (size_t)e->k->nvars + 1) : NULL;
-    if (same_space_copy(s) && e->alias[s->dst->id] && e->buf[s->rhs.var->id] &&
-        e->cur[s->rhs.var->id] == e->buf[s->rhs.var->id]) {   /* the source's buffer under the copy's name */
+    if (same_space_copy(s) && e->alias[s->dst->id] && !e->alias[s->rhs.var->id] && !e->tr[s->rhs.var->id] &&
+        e->buf[s->rhs.var->id] && e->cur[s->rhs.var->id] == e->buf[s->rhs.var->id]) {
+      /* the source's buffer under the copy's name: the source holds its own buffer (not a view, a
+       * pop or another copy's name, whose source's writes the window does not see) of the copy's
+       * type (not held transposed for trans_b) */
       const Var *d = s->dst, *src = s->rhs.var;
       e->pend[d->id] = NULL;                    /* its own buffer is never declared */
       e->cur[d->id] = e->buf[d->id] = e->buf[src->id];
