@@ -3,7 +3,8 @@
  * section 13). One module per variant: an `aic` function of kind cube and an
  * `aiv` function of kind vector, each taking every GM tensor as a
  * !pto.ptr<dtype> in parameter order and, on a3, a GM slot buffer for the
- * pipes. Conventions (docs/real-backend.md says why):
+ * pipes and, when the function uses cross-core flags, the FFTS base
+ * (ir_pto_ffts). Conventions (docs/real-backend.md says why):
  *   - every buffer is one alloc_tile with dynamic valid extents (v_row=?,
  *     v_col=?), as PyPTO emits them, declared just before the statement that
  *     first uses it (in each branch of a lane's scf.if when neither branch
@@ -89,6 +90,7 @@ typedef struct {
   const Body *encl[64];                         /* the statement lists around the statement being emitted */
   int encl_i[64], nencl;                        /* and its index in each */
   int inloop;                                   /* scf.for bodies around it */
+  uint8_t *alias;                               /* by var id: its same-space copies name their source's buffer */
   bool aiv;
   int npush[2], npop[2];                        /* transfers seen so far, by direction */
   int pushv[2][256][2];                         /* static valid of the n-th push, by direction (-1: unknown) */
@@ -558,6 +560,11 @@ static void op_stmt(E *e, const Stmt *s) {
       e->ty[d->id] = vty(e, src);
       return;
     }
+    if (d->sp != SP_VEC)                        /* body() aliases the copies that allow it (mark_alias) */
+      unsupported(e, s->loc, OP_move, ir_fmt(e->c->A, "a copy of a tile within %s: PTO-AS has no %s-to-%s tmov, and "
+                  "the copy cannot be its source's buffer under another name (the source changes while the copy is "
+                  "read, the copy is read outside the block that copies it or is viewed, or the source is a view, "
+                  "a popped entry, another copy's name or a trans_b operand)", ir_space_name(d->sp), ir_space_name(d->sp), ir_space_name(d->sp)));
     copy_into(e, d, src);
     return;
   }
@@ -1277,6 +1284,116 @@ static bool declare_used(E *e, const Body *b, int i, uint8_t *local) {
   return any;
 }
 
+/* Occurrences of v at any depth of statements from.. of b, alloc_tile apart:
+ * read (an argument) and written (a statement's destination). */
+typedef struct {
+  int read, write;
+} Occ;
+
+static void arg_occ(const Arg *a, const Var *v, Occ *o) {
+  if (a->k == A_VAR && a->var == v) o->read++;
+  if (a->k == A_CALL)
+    for (int i = 0; i < a->call->nargs; i++) arg_occ(&a->call->args[i], v, o);
+}
+
+static void occ(const Body *b, int from, const Var *v, Occ *o) {
+  for (int i = from; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      occ(&s->body, 0, v, o), occ(&s->other, 0, v, o);
+    } else if (!is_alloc(s)) {
+      arg_occ(&s->rhs, v, o);
+      o->write += s->dst == v;
+    }
+  }
+}
+
+/* A copy within acc or mat (a same-space move: infer_space makes it a copy)
+ * has no PTO-AS form: there is no acc-to-acc or mat-to-mat tmov. Such a copy
+ * can be its source's buffer under another name while neither changes: each
+ * read of the copy must come after one of its copies, in the same block,
+ * before any later statement that writes the copy or its source (at any
+ * depth), and the copy must be written only by such copies (it never needs a
+ * buffer of its own) and never be viewed (a subview would outlive the
+ * window). mark_alias sets e->alias for the variables where every read is so
+ * covered; body() then names the source's buffer at each copy (the source
+ * must hold its own buffer there: not a view, a pop or another copy's name),
+ * else op_stmt reports E-PTO. The model's program is unchanged: this only names
+ * buffers. */
+static bool writes_deep(const Stmt *s, const Var *v) {
+  Occ o = {0};
+  Body one = {.v = (Stmt **)&s, .n = 1};
+  occ(&one, 0, v, &o);
+  return o.write > 0;
+}
+
+static bool same_space_copy(const Stmt *s) {
+  return s->k == S_OP && s->rhs.k == A_VAR && s->dst && s->dst->sp == s->rhs.var->sp && s->dst->sp != SP_VEC;
+}
+
+/* Per var id: its copies (ncopy), its reads inside a copy's window (cover),
+ * and whether it is viewed (bad). */
+static void alias_scan(const Body *b, int *ncopy, int *cover, uint8_t *bad) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      alias_scan(&s->body, ncopy, cover, bad), alias_scan(&s->other, ncopy, cover, bad);
+      continue;
+    }
+    if (s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].kind == K_SLICE && s->rhs.call->nargs &&
+        s->rhs.call->args[0].k == A_VAR && s->rhs.call->args[0].var)
+      bad[s->rhs.call->args[0].var->id] = 1;
+    if (!same_space_copy(s)) continue;
+    const Var *d = s->dst, *src = s->rhs.var;
+    ncopy[d->id]++;
+    int w = i + 1;
+    while (w < b->n && !writes_deep(b->v[w], d) && !writes_deep(b->v[w], src)) w++;
+    Occ o = {0};
+    Body win = {.v = b->v + i + 1, .n = w - i - 1};
+    occ(&win, 0, d, &o);
+    cover[d->id] += o.read;
+  }
+}
+
+/* Sets w[id] for every variable statement s writes, at any depth. */
+static void written(const Stmt *s, uint8_t *w) {
+  if (s->k == S_OP) {
+    if (s->dst) w[s->dst->id] = 1;
+    return;
+  }
+  for (int i = 0; i < s->body.n; i++) written(s->body.v[i], w);
+  for (int i = 0; i < s->other.n; i++) written(s->other.v[i], w);
+}
+
+/* An alloc_tile nested in a statement, or at the top after a statement that writes its
+ * variable (a copy named another buffer by then), is not one mark_alias can keep unused. */
+static void late_allocs(const Body *b, bool top, uint8_t *w, uint8_t *bad) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (is_alloc(s)) {
+      if (!top || w[s->dst->id]) bad[s->dst->id] = 1;
+    } else if (s->k != S_OP) {
+      late_allocs(&s->body, false, w, bad), late_allocs(&s->other, false, w, bad);
+    }
+    if (top) written(s, w);
+  }
+}
+
+static void mark_alias(E *e, const Body *fb) {
+  int n = e->k->nvars + 1;
+  int *ncopy = ir_alloc(e->c->A, sizeof(int) * (size_t)n), *cover = ir_alloc(e->c->A, sizeof(int) * (size_t)n);
+  uint8_t *bad = ir_alloc(e->c->A, (size_t)n), *w = ir_alloc(e->c->A, (size_t)n);
+  memset(e->alias, 0, (size_t)n);
+  alias_scan(fb, ncopy, cover, bad);
+  late_allocs(fb, true, w, bad);
+  for (int v = 0; v < e->k->nvars; v++) {
+    if (!ncopy[v] || bad[v]) continue;
+    Occ o = {0};
+    occ(fb, 0, e->k->vars[v], &o);
+    e->alias[v] = o.write == ncopy[v] && o.read == cover[v];
+  }
+}
+
 static void body(E *e, const Body *b) {
   if (e->nencl == 64) unsupported(e, b->n ? b->v[0]->loc : e->k->loc, -1, "statements nested more than 64 deep");
   int lvl = e->nencl++;
@@ -1285,6 +1402,17 @@ static void body(E *e, const Body *b) {
     const Stmt *s = b->v[i];
     e->encl_i[lvl] = i;
     uint8_t *local = s->k == S_IF ? ir_alloc(e->c->A, (size_t)e->k->nvars + 1) : NULL;
+    if (same_space_copy(s) && e->alias[s->dst->id] && !e->alias[s->rhs.var->id] && !e->tr[s->rhs.var->id] &&
+        e->buf[s->rhs.var->id] && e->cur[s->rhs.var->id] == e->buf[s->rhs.var->id]) {
+      /* the source's buffer under the copy's name: the source holds its own buffer (not a view, a
+       * pop or another copy's name, whose source's writes the window does not see) of the copy's
+       * type (not held transposed for trans_b) */
+      const Var *d = s->dst, *src = s->rhs.var;
+      e->pend[d->id] = NULL;                    /* its own buffer is never declared */
+      e->cur[d->id] = e->buf[d->id] = e->buf[src->id];
+      e->ty[d->id] = NULL;                      /* d's type is src's: same space, dtype and shape */
+      continue;
+    }
     bool branch_local = !is_alloc(s) && declare_used(e, b, i, local);
     switch (s->k) {
     case S_OP: op_stmt(e, s); break;
@@ -1519,6 +1647,22 @@ static void cfmt(FILE *o, const Const *k, int i) {
   }
 }
 
+static bool has_sync(const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      if (has_sync(&s->body) || has_sync(&s->other)) return true;
+    } else if (s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].kind == K_SYNC) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ir_pto_ffts(const Kernel *k, const Stmt *fn) {
+  return k->target == TGT_A2A3 && fn && has_sync(&fn->body);
+}
+
 static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
   bool aiv = fn->fn == FN_AIV;
   e->aiv = aiv;
@@ -1535,13 +1679,17 @@ static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {
   e->nencl = e->inloop = 0;
   memset(e->nc, 0, sizeof(const char *) * ((size_t)e->k->nvars + 1));
   mark_trans(e, &fn->body, &fn->body);
+  mark_alias(e, &fn->body);
   memset(e->nq, 0, sizeof e->nq);
   memset(e->npop, 0, sizeof e->npop);
   const Kernel *k = e->k;
   fprintf(out, "  func.func @%s(", aiv ? nm->aiv : nm->aic);
   for (int i = 0; i < k->np; i++) fprintf(out, "%s%%arg%d: !pto.ptr<%s>", i ? ", " : "", k->params[i]->id, dtn(k->params[i]->dt));
   if (e->tgt == TGT_A2A3) fprintf(out, "%s%%slots: !pto.ptr<f32>", k->np ? ", " : "");
+  bool ffts = ir_pto_ffts(k, fn);               /* a3's cross-core flags need the FFTS base set first */
+  if (ffts) fprintf(out, ", %%ffts: memref<%dxi64>", PTO_FFTS_BYTES / 8);
   fprintf(out, ") attributes {pto.kernel_kind = #pto.kernel_kind<%s>} {\n", aiv ? "vector" : "cube");
+  if (ffts) fprintf(out, "    pto.set_ffts %%ffts : memref<%dxi64>\n", PTO_FFTS_BYTES / 8);
   /* tensor views */
   for (int i = 0; i < k->np; i++) {
     const Var *T = k->params[i];
@@ -1608,6 +1756,7 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm) {
   e.buf = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.pend = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   e.seen = ir_alloc(c->A, (size_t)k->nvars + 1);
+  e.alias = ir_alloc(c->A, (size_t)k->nvars + 1);
   e.marked = ir_alloc_raw(c->A, ((size_t)k->nvars + 1) * sizeof *e.marked);
   e.nc = ir_alloc(c->A, sizeof(const char *) * ((size_t)k->nvars + 1));
   Sink os = {0};

@@ -416,6 +416,13 @@ typedef struct {
 /* On a3 both functions take a GM slot buffer of this many bytes as their last
  * argument: the C2V pipe's GM slots in its first half, V2C's in the second. */
 enum { PTO_SLOT_BYTES = 8 << 20 };
+/* On a3 a function that sets or waits on a cross-core flag (pto.sync.*) takes
+ * one more argument after the slot buffer, the FFTS base (`%ffts:
+ * memref<256xi64>`, this many bytes), and starts with `pto.set_ffts %ffts`: ptoas
+ * refuses a3 flags without it. ir_pto_ffts says whether function fn of the
+ * lowered kernel k does (false on a5 and for a NULL fn). */
+enum { PTO_FFTS_BYTES = 256 * 8 };
+bool ir_pto_ffts(const Kernel *k, const Stmt *fn);
 /* PTO-AS text of a lowered kernel (arena string), or NULL with c->diag set
  * (E-PTO, unsupported: a construct with no PTO form). */
 const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm);

@@ -134,7 +134,8 @@ typedef struct {
   const char *arch;                             /* "a3" or "a5" (ptoas --pto-arch) */
   const char *fn_cube, *fn_vec;                 /* the functions to call, NULL when a side is empty */
   int lanes;                                    /* vector threads: 1, or 2 (subblocks 0 and 1) */
-  size_t slot_bytes;                            /* GM slot buffer passed as the last argument (0: none) */
+  size_t slot_bytes;                            /* GM slot buffer passed after the tensors (0: none) */
+  bool ffts_cube, ffts_vec;                     /* the function takes an FFTS base after the slot buffer (a3 flags) */
   int np;
   RealParam *p;                                 /* the kernel's tensors, in parameter order */
   /* out */

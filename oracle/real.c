@@ -726,6 +726,7 @@ static const char *job_invalid(const RealJob *j) {
     total += j->p[k].bytes;
   }
   if (j->slot_bytes > MAX_JOB_BYTES) return "slot buffer too large";
+  if ((j->ffts_cube || j->ffts_vec) && !j->slot_bytes) return "an FFTS base without a slot buffer";
   return NULL;
 }
 
@@ -990,8 +991,8 @@ static const char harness_main[] =
     "  size_t got = std::fread(in.data(), 1, total + 1, f);\n"
     "  std::fclose(f);\n"
     "  if (got != total) return pfz_fail(\"the input has the wrong size\");\n"
-    "  std::vector<void *> b(j->np + 1, nullptr);\n"
-    "  std::vector<PfzGm> g(j->np + 1);\n"
+    "  std::vector<void *> b(j->np + 2, nullptr);\n"
+    "  std::vector<PfzGm> g(j->np + 2);\n"
     "  size_t off = 0;\n"
     "  for (int k = 0; k < j->np; k++) {\n"
     "    if (!(b[k] = pfz_alloc(j->bytes[k], g[k]))) return pfz_fail(\"out of memory\");\n"
@@ -999,6 +1000,7 @@ static const char harness_main[] =
     "    off += j->bytes[k];\n"
     "  }\n"
     "  if (j->slot && !(b[j->np] = pfz_alloc(j->slot, g[j->np]))) return pfz_fail(\"out of memory\");\n"
+    "  if (j->ffts && !(b[j->np + 1] = pfz_alloc(j->ffts, g[j->np + 1]))) return pfz_fail(\"out of memory\");\n"
     "  pto::NPUMemoryModel::SetDefaultArch(j->a5 ? pto::NPUArch::A5 : pto::NPUArch::A2A3);\n"
     "  std::vector<std::thread> th;\n"
     "  try {\n"
@@ -1011,9 +1013,10 @@ static const char harness_main[] =
     "    std::_Exit(125);\n"
     "  }\n"
     "  for (auto &t : th) t.join();\n"
-    "  for (int k = 0; k <= j->np; k++)\n"
+    "  for (int k = 0; k <= j->np + 1; k++)\n"
     "    if (b[k] && !pfz_intact(g[k])) {\n"
-    "      std::fprintf(stderr, \"ptofuzz harness: a write outside %s\\n\", k < j->np ? \"a GM tensor\" : \"the pipe slot buffer\");\n"
+    "      std::fprintf(stderr, \"ptofuzz harness: a write outside %s\\n\",\n"
+    "                   k < j->np ? \"a GM tensor\" : k == j->np ? \"the pipe slot buffer\" : \"the FFTS base\");\n"
     "      std::fflush(stderr);\n"
     "      std::_Exit(124);  // HARNESS_OOB\n"
     "    }\n"
@@ -1028,12 +1031,13 @@ static const char harness_main[] =
     "  return 0;\n"
     "}\n";
 
-/* One call of a job's function with every tensor (and the slot buffer), each
- * argument converting to whatever pointer type ptoas declared the parameter as
- * (float*, half* = _Float16*, int32_t*, ...). */
-static void emit_call(Buf *b, const char *side, int i, const RealJob *j, const char *fn) {
+/* One call of a job's function with every tensor (and the slot buffer, and
+ * the FFTS base when the function takes one), each argument converting to
+ * whatever pointer type ptoas declared the parameter as (float*, half* =
+ * _Float16*, int32_t*, ...). */
+static void emit_call(Buf *b, const char *side, int i, const RealJob *j, const char *fn, bool ffts) {
   buf_add(b, "void pfz_%s_%d(void **b) { pfz_job%d::%s(", side, i, i, fn);
-  int nargs = j->np + (j->slot_bytes > 0);
+  int nargs = j->np + (j->slot_bytes > 0) + ffts;
   for (int k = 0; k < nargs; k++) buf_add(b, "%sPfzArg{b[%d]}", k ? ", " : "", k);
   buf_add(b, "); }\n");
 }
@@ -1070,7 +1074,7 @@ static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
               "};\n"
               "struct PfzJob {\n"
               "  int index, np, lanes, a5;\n"
-              "  size_t slot;\n"
+              "  size_t slot, ffts;\n"
               "  const size_t *bytes;\n"
               "  void (*cube)(void **), (*vec)(void **);\n"
               "};\n");
@@ -1081,8 +1085,8 @@ static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
     buf_add(&b, "const size_t pfz_bytes_%d[] = {", i);
     for (int q = 0; q < j->np; q++) buf_add(&b, "%s%zu", q ? ", " : "", j->p[q].bytes);
     buf_add(&b, "%s};\n", j->np ? "" : "0");
-    if (j->fn_cube) emit_call(&b, "cube", i, j, j->fn_cube);
-    if (j->fn_vec) emit_call(&b, "vec", i, j, j->fn_vec);
+    if (j->fn_cube) emit_call(&b, "cube", i, j, j->fn_cube, j->ffts_cube);
+    if (j->fn_vec) emit_call(&b, "vec", i, j, j->fn_vec, j->ffts_vec);
     ur->lines[k].hi2 = b.lines;
   }
   buf_add(&b, "const PfzJob pfz_jobs[] = {\n");
@@ -1092,8 +1096,8 @@ static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
     char cube[48] = "nullptr", vec[48] = "nullptr";
     if (j->fn_cube) fmt(cube, sizeof cube, "pfz_cube_%d", i);
     if (j->fn_vec) fmt(vec, sizeof vec, "pfz_vec_%d", i);
-    buf_add(&b, "    {%d, %d, %d, %d, %zu, pfz_bytes_%d, %s, %s},\n", i, j->np, j->fn_vec ? j->lanes : 0,
-            !strcmp(j->arch, "a5"), j->slot_bytes, i, cube, vec);
+    buf_add(&b, "    {%d, %d, %d, %d, %zu, %d, pfz_bytes_%d, %s, %s},\n", i, j->np, j->fn_vec ? j->lanes : 0,
+            !strcmp(j->arch, "a5"), j->slot_bytes, j->ffts_cube || j->ffts_vec ? PTO_FFTS_BYTES : 0, i, cube, vec);
   }
   buf_add(&b, "};\n}  // namespace\n\n%s", harness_main);
   bool ok = !b.bad && write_file(ur->src, b.s, b.n);

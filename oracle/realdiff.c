@@ -176,6 +176,8 @@ static bool prepare(Case *cs, int v, VarResult *x, RealJob *j, RealParam **pp, R
       j->fn_vec = aiv && aiv->body.n ? nm.aiv : NULL;
       j->lanes = ir_vector_lanes(k);
       j->slot_bytes = k->target == TGT_A5 ? 0 : PTO_SLOT_BYTES;
+      j->ffts_cube = j->fn_cube && ir_pto_ffts(k, aic);
+      j->ffts_vec = j->fn_vec && ir_pto_ffts(k, aiv);
       j->np = cs->k->np;
       RealParam *p = ir_alloc(cs->A, sizeof *p * (size_t)(j->np ? j->np : 1));
       for (int i = 0; i < j->np; i++) {

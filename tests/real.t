@@ -108,6 +108,30 @@ done
   grep -q 'tpop_from_aic {id = 0, split = 0} -> !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16,' "$T/w0.pto"
 ok $? "real-e2 an up_down C2V of a 16-column window of a 32-column acc pops 32 columns, unsplit 16"
 
+# (e3) a3 cross-core flags: the function that sets or waits on one takes an FFTS base and sets it
+# first (ptoas refuses the flags otherwise); a5 and a function without flags take none
+"$B/bin/ptoc" corpus/real/a3-fence-ffts.ptk --target=a2a3 --emit=pto > "$T/ff.pto" 2>&1 &&
+  [ "$(grep -c '^  func.func @.*, %slots: !pto.ptr<f32>, %ffts: memref<256xi64>) ' "$T/ff.pto")" = 2 ] &&
+  [ "$(grep -c '^    pto.set_ffts %ffts : memref<256xi64>$' "$T/ff.pto")" = 2 ] &&
+  "$B/bin/ptoc" corpus/real/a3-fence-ffts.ptk --target=a5 --emit=pto > "$T/ff5.pto" 2>&1 &&
+  grep -q 'pto.sync.set' "$T/ff5.pto" && ! grep -q '%ffts\|set_ffts' "$T/ff5.pto" &&
+  "$B/bin/ptoc" corpus/seeds/c2v_only.ptk --target=a2a3 --emit=pto > "$T/ff0.pto" 2>&1 &&
+  ! grep -q '%ffts\|set_ffts' "$T/ff0.pto"
+ok $? "real-e3 a3 functions with cross-core flags take %ffts and call pto.set_ffts; a5 and flag-free ones do not"
+
+# (e4) a copy within acc or mat (no such tmov): the source's buffer under the copy's name when
+# neither changes while the copy is read, else E-PTO (unsupported), never an acc-to-acc tmov
+"$B/bin/ptoc" corpus/real/acc-move-copy.ptk --emit=pto > "$T/am.pto" 2>&1 &&
+  ! grep -q 'c1_' "$T/am.pto" && ! grep -q 'tmov ins(%s0' "$T/am.pto" &&
+  grep -q 'tmatmul.acc ins(%s0_[0-9]*, ' "$T/am.pto" &&
+  "$B/bin/ptoc" corpus/real/mat-move-copy.ptk --emit=pto > "$T/mm.pto" 2>&1 && ! grep -q '%b_' "$T/mm.pto"
+ok $? "real-e4 move within acc (mat): the copy is the source's buffer, no tmov and no buffer of its own"
+"$B/bin/ptoc" corpus/real/acc-move-refused.ptk --emit=pto > "$T/ar.pto" 2> "$T/ar.err"
+rc=$?
+[ $rc = 1 ] && grep -q '^corpus/real/acc-move-refused.ptk:13:3: error\[E-PTO\]: move has no PTO-AS form: a copy of a tile within acc' "$T/ar.err" &&
+  grep -q '\[unsupported\]$' "$T/ar.err"
+ok $? "real-e4 a copy within acc whose source changes while it is read: E-PTO unsupported, exit 1 ($rc)"
+
 # (f) reduce against the real back end: the reproducer padded with statements that do not matter
 cat > "$T/pad.ptk" <<'EOF2'
 # padded: only x, r, the store of R and the mat load (the kernel must be mixed) matter

@@ -18,10 +18,12 @@
 #define PART32(T) "!pto.partition_tensor_view<32x32x" T ">"
 #define VIEW(T) "!pto.tensor_view<?x?x" T ">"
 
-/* c = a + b over 32x32 tensors of element type T, on the vector side only. */
-#define VADD(T)                                                                                          \
+/* c = a + b over 32x32 tensors of element type T, on the vector side only;
+ * MORE: parameters after the tensors (none, or a slot buffer and an FFTS base). */
+#define VADD(T) VADD_MORE(T, "")
+#define VADD_MORE(T, MORE)                                                                               \
   "module {\n"                                                                                           \
-  "  func.func @vadd(%a: !pto.ptr<" T ">, %b: !pto.ptr<" T ">, %c: !pto.ptr<" T ">)\n"                 \
+  "  func.func @vadd(%a: !pto.ptr<" T ">, %b: !pto.ptr<" T ">, %c: !pto.ptr<" T ">" MORE ")\n"         \
   "      attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {\n"                                    \
   "    %c0 = arith.constant 0 : index\n"                                                                 \
   "    %c1 = arith.constant 1 : index\n"                                                                 \
@@ -248,7 +250,7 @@ int main(void) {
       mc[i * 16 + j] = s;
     }
 
-  enum { J_VADD, J_VADD5, J_HALF, J_INT, J_MM, J_MM2, J_REJECT, J_HANG, J_NOFN, NJ };
+  enum { J_VADD, J_VADD5, J_HALF, J_INT, J_MM, J_MM2, J_REJECT, J_HANG, J_NOFN, J_FFTS, NJ };
   RealParam p[NJ][3];
   RealJob jobs[NJ];
   const char *vadd_f32 = VADD("f32"), *vadd_f16 = VADD("f16"), *vadd_i32 = VADD("i32");
@@ -279,6 +281,10 @@ int main(void) {
   jobs[J_HANG] = job(MATMUL_ONE, "a3", NULL, "mm_vec", 1, 8192, p[J_HANG], 3);
   memcpy(p[J_NOFN], p[J_VADD], sizeof p[J_VADD]);
   jobs[J_NOFN] = job(vadd_f32, "a3", NULL, "no_such_function", 1, 0, p[J_NOFN], 3);
+  memcpy(p[J_FFTS], p[J_VADD], sizeof p[J_VADD]);   /* a3 flags: an FFTS base after the slot buffer */
+  jobs[J_FFTS] = job(VADD_MORE("f32", ", %slot: !pto.ptr<f32>, %ffts: memref<256xi64>"), "a3", NULL, "vadd", 1, 8192,
+                     p[J_FFTS], 3);
+  jobs[J_FFTS].ffts_vec = true;
 
   RealOpts o = {.jobs = 2, .batch = 16, .run_timeout_s = 2};
   orc_real_run(&tools, jobs, NJ, &o);
@@ -298,6 +304,8 @@ int main(void) {
     bytes_are(&t, &jobs[J_HALF], 2, hc, "real-1.8", "f16 vadd: c = a + b");
   if (stage_is(&t, &jobs[J_INT], RS_OK, "real-1.9", "i32 vadd (int32_t* parameters)"))
     bytes_are(&t, &jobs[J_INT], 2, ic, "real-1.10", "i32 vadd: c = a + b");
+  if (stage_is(&t, &jobs[J_FFTS], RS_OK, "real-1.11", "a function taking a slot buffer and an FFTS base is passed both"))
+    bytes_are(&t, &jobs[J_FFTS], 2, fc, "real-1.12", "f32 vadd with an FFTS base: c = a + b");
 
   /* ---- 2: cube and vector threads over a C2V pipe ---- */
   if (stage_is(&t, &jobs[J_MM], RS_OK, "real-2.1", "matmul pushed cube to vector, one lane")) {
