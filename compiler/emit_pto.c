@@ -1284,14 +1284,15 @@ static bool declare_used(E *e, const Body *b, int i, uint8_t *local) {
   return any;
 }
 
-/* Occurrences of v at any depth of statements from.. of b, alloc_tile apart:
- * read (an argument) and written (a statement's destination). */
+/* Occurrences at any depth of statements from.. of b, alloc_tile apart:
+ * read (an argument) and written (a statement's destination); of v in o[0],
+ * or with v NULL of every variable in o[its id] (one walk for all). */
 typedef struct {
   int read, write;
 } Occ;
 
 static void arg_occ(const Arg *a, const Var *v, Occ *o) {
-  if (a->k == A_VAR && a->var == v) o->read++;
+  if (a->k == A_VAR && a->var && (!v || a->var == v)) o[v ? 0 : a->var->id].read++;
   if (a->k == A_CALL)
     for (int i = 0; i < a->call->nargs; i++) arg_occ(&a->call->args[i], v, o);
 }
@@ -1303,7 +1304,7 @@ static void occ(const Body *b, int from, const Var *v, Occ *o) {
       occ(&s->body, 0, v, o), occ(&s->other, 0, v, o);
     } else if (!is_alloc(s)) {
       arg_occ(&s->rhs, v, o);
-      o->write += s->dst == v;
+      if (s->dst && (!v || s->dst == v)) o[v ? 0 : s->dst->id].write++;
     }
   }
 }
@@ -1384,14 +1385,12 @@ static void mark_alias(E *e, const Body *fb) {
   int *ncopy = ir_alloc(e->c->A, sizeof(int) * (size_t)n), *cover = ir_alloc(e->c->A, sizeof(int) * (size_t)n);
   uint8_t *bad = ir_alloc(e->c->A, (size_t)n), *w = ir_alloc(e->c->A, (size_t)n);
   memset(e->alias, 0, (size_t)n);
+  Occ *all = ir_alloc(e->c->A, sizeof *all * (size_t)n);
   alias_scan(fb, ncopy, cover, bad);
   late_allocs(fb, true, w, bad);
-  for (int v = 0; v < e->k->nvars; v++) {
-    if (!ncopy[v] || bad[v]) continue;
-    Occ o = {0};
-    occ(fb, 0, e->k->vars[v], &o);
-    e->alias[v] = o.write == ncopy[v] && o.read == cover[v];
-  }
+  occ(fb, 0, NULL, all);
+  for (int v = 0; v < e->k->nvars; v++)
+    e->alias[v] = ncopy[v] && !bad[v] && all[v].write == ncopy[v] && all[v].read == cover[v];
 }
 
 static void body(E *e, const Body *b) {
