@@ -1646,20 +1646,10 @@ static void cfmt(FILE *o, const Const *k, int i) {
   }
 }
 
-static bool has_sync(const Body *b) {
-  for (int i = 0; i < b->n; i++) {
-    const Stmt *s = b->v[i];
-    if (s->k != S_OP) {
-      if (has_sync(&s->body) || has_sync(&s->other)) return true;
-    } else if (s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].kind == K_SYNC) {
-      return true;
-    }
-  }
-  return false;
-}
+static bool is_sync(const Call *c) { return ir_ops[c->op].kind == K_SYNC; }
 
 bool ir_pto_ffts(const Kernel *k, const Stmt *fn) {
-  return k->target == TGT_A2A3 && fn && has_sync(&fn->body);
+  return k->target == TGT_A2A3 && fn && ir_any_call(&fn->body, is_sync);
 }
 
 static void func(E *e, FILE *out, const Stmt *fn, const PtoNames *nm) {

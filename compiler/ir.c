@@ -170,6 +170,18 @@ Stmt *ir_func(const Kernel *k, Func fn) {
   return NULL;
 }
 
+bool ir_any_call(const Body *b, bool (*pred)(const Call *)) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) {
+      if (ir_any_call(&s->body, pred) || ir_any_call(&s->other, pred)) return true;
+    } else if (s->rhs.k == A_CALL && pred(s->rhs.call)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool ir_has_split_aiv(const Body *b) {
   for (int i = 0; i < b->n; i++)
     if (b->v[i]->k == S_SPLIT || ((b->v[i]->k == S_FOR || b->v[i]->k == S_FUNC) && ir_has_split_aiv(&b->v[i]->body)))

@@ -279,6 +279,7 @@ Var *ir_var_new(Comp *c, Kernel *k, const char *name, VarKind kind, Loc loc);
 Var *ir_temp(Comp *c, Kernel *k, const char *prefix, VarKind kind, Loc loc);  /* unique name */
 Stmt *ir_stmt_op(Comp *c, Loc loc, Var *dst, Op op, int nargs);            /* args zeroed */
 bool ir_has_split_aiv(const Body *b);
+bool ir_any_call(const Body *b, bool (*pred)(const Call *));   /* a statement's call at any depth */
 bool ir_has_cube(const Body *b);                /* a tile in mat/acc/left/right */
 int ir_vector_lanes(const Kernel *k);           /* per-core IR: lanes the machine launches */
 /* DESIGN 14.1: lane l of a split transfer holds clamp(V - l*P, 0, P) of the V

@@ -18,17 +18,8 @@ typedef struct {
   Body scope;                                   /* unroll-deep-clone: a copy of the enclosing program or region */
 } UR;
 
-static bool carries(const Body *b) {
-  for (int i = 0; i < b->n; i++) {
-    const Stmt *s = b->v[i];
-    if (s->k != S_OP) {
-      if (carries(&s->body) || carries(&s->other)) return true;
-    } else if (s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].side == SD_PIPE) {
-      return true;
-    }
-  }
-  return false;
-}
+static bool is_pipe(const Call *c) { return ir_ops[c->op].side == SD_PIPE; }
+static bool carries(const Body *b) { return ir_any_call(b, is_pipe); }
 
 enum { IX_LIM = 1 << 30 };
 static const int64_t COUNT_SAT = (int64_t)1 << 60;
