@@ -893,6 +893,16 @@ static uint64_t matmul_key(const Call *c, const Tile *a, const Tile *b, const Ti
   return h;
 }
 
+/* The matmul element loops below have no branch worth a fuzzer's feedback,
+ * only loop bounds; under libFuzzer their comparison hooks took a sixth of a
+ * .ptk run's time (docs/fuzzing.md), so they are left uninstrumented. ASan
+ * still checks every access. */
+#if defined(__clang__)
+#define NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define NO_COVERAGE
+#endif
+
 /* The products of ev_K_MATMUL: t[i][j] for i < M, j < N from a's rows and
  * bt (B's columns, contiguous), each a chain of fused multiply-adds from +0.
  * mm_fma is the same code compiled for the FMA instruction, picked when the
@@ -940,14 +950,34 @@ static inline __attribute__((always_inline)) void mm_body(const Tile *a, const E
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("fma"))) static void mm_fma(const Tile *a, const Elem *bt, const Tile *acc, Tile *t, int M,
+__attribute__((target("fma"))) static NO_COVERAGE void mm_fma(const Tile *a, const Elem *bt, const Tile *acc, Tile *t, int M,
                                                   int N, int K, const uint8_t *rowdef, const uint8_t *coldef) {
   mm_body(a, bt, acc, t, M, N, K, rowdef, coldef);
 }
 #endif
-static void mm_plain(const Tile *a, const Elem *bt, const Tile *acc, Tile *t, int M, int N, int K,
+static NO_COVERAGE void mm_plain(const Tile *a, const Elem *bt, const Tile *acc, Tile *t, int M, int N, int K,
                      const uint8_t *rowdef, const uint8_t *coldef) {
   mm_body(a, bt, acc, t, M, N, K, rowdef, coldef);
+}
+
+/* bt[j][k] = B's column j (row j with trans_b); rowdef[i]/coldef[j]: a's row
+ * i / B's column j defined over every k < K. */
+static NO_COVERAGE void mm_prep(const Tile *a, const Tile *b, bool tb, int M, int N, int K, Elem *bt,
+                                uint8_t *rowdef, uint8_t *coldef) {
+  for (int i = 0; i < M; i++) {
+    uint8_t d = 1;
+    for (int k = 0; k < K; k++) d &= a->def[i * a->C + k];
+    rowdef[i] = d;
+  }
+  for (int j = 0; j < N; j++) {
+    uint8_t d = 1;
+    for (int k = 0; k < K; k++) {
+      int bi = tb ? j * b->C + k : k * b->C + j;
+      bt[(size_t)j * K + k] = b->d[bi];
+      d &= b->def[bi];
+    }
+    coldef[j] = d;
+  }
 }
 
 /* Rows of a and columns of b fully defined over k < K decide the defined bits,
@@ -987,20 +1017,7 @@ static void ev_K_MATMUL(Sim *s, const Stmt *st, const Call *c) {
   }
   Elem *bt = s->mm_scr;                         /* bt[j][k] */
   uint8_t *rowdef = (uint8_t *)s->mm_scr + nbt, *coldef = rowdef + M + 1;
-  for (int i = 0; i < M; i++) {
-    uint8_t d = 1;
-    for (int k = 0; k < K; k++) d &= a->def[i * a->C + k];
-    rowdef[i] = d;
-  }
-  for (int j = 0; j < N; j++) {
-    uint8_t d = 1;
-    for (int k = 0; k < K; k++) {
-      int bi = tb ? j * b->C + k : k * b->C + j;
-      bt[(size_t)j * K + k] = b->d[bi];
-      d &= b->def[bi];
-    }
-    coldef[j] = d;
-  }
+  mm_prep(a, b, tb, M, N, K, bt, rowdef, coldef);
 #if defined(__x86_64__) && defined(__GNUC__)
   if (__builtin_cpu_supports("fma")) mm_fma(a, bt, acc, t, M, N, K, rowdef, coldef);
   else
