@@ -605,7 +605,13 @@ static void op_stmt(E *e, const Stmt *s) {
     char pv[64];
     const char *pty;
     int64_t z;
-    ASSERT(!(isconst(e, pr, &z) && !z) && !(isconst(e, pc, &z) && !z));   /* lower made it set_validshape */
+    if ((isconst(e, pr, &z) && !z) || (isconst(e, pc, &z) && !z)) {
+      /* empty, by a scalar that folds to 0 only here (lower turns a static
+       * zero extent into set_validshape): the same empty tile, no partition */
+      if (e->tr[d->id]) setvalid(e, d, pc, pr);
+      else setvalid(e, d, pr, pc);
+      return;
+    }
     if (e->tr[d->id]) {                         /* B^T: T's [pr, pc] window viewed column-major as [pc, pr] */
       if (T->rank != 2) unsupported(e, loc, c->op, "a transposed load of a 1-D tensor");
       const char *dn = fresh(e, "dn");
