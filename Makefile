@@ -57,8 +57,9 @@ libfuzzer-ptk: deps
 	@cmake -S . -B build-libfuzzer -DCMAKE_C_COMPILER=clang -DPTO_LIBFUZZER=ON -DPTO_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build build-libfuzzer -j $(JOBS) --target ptofuzz-ptk-libfuzzer -- --no-print-directory
 	@mkdir -p fuzz-out/ptk/corpus fuzz-out/ptk/crashes
-	build-libfuzzer/bin/ptofuzz-ptk-libfuzzer -max_total_time=$(FUZZ_TIME) -max_len=8192 -timeout=20 \
-	  -dict=fuzz/ptk.dict -artifact_prefix=fuzz-out/ptk/crashes/ fuzz-out/ptk/corpus corpus/seeds tests/bad tests/split
+	build-libfuzzer/bin/ptofuzz-ptk-libfuzzer -max_total_time=$(FUZZ_TIME) -fork=$(JOBS) -ignore_crashes=1 \
+	  -ignore_timeouts=1 -ignore_ooms=1 -max_len=2048 -timeout=20 -rss_limit_mb=4096 -dict=fuzz/ptk.dict \
+	  -artifact_prefix=fuzz-out/ptk/crashes/ fuzz-out/ptk/corpus corpus/seeds tests/bad tests/split tests/ptk-fuzz
 
 afl: deps
 	@cmake -S . -B build-afl -DCMAKE_C_COMPILER=afl-clang-fast -DPTO_SANITIZE=ON -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF >/dev/null
