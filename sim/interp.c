@@ -950,13 +950,14 @@ static inline __attribute__((always_inline)) void mm_body(const Tile *a, const E
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("fma"))) static NO_COVERAGE void mm_fma(const Tile *a, const Elem *bt, const Tile *acc, Tile *t, int M,
-                                                  int N, int K, const uint8_t *rowdef, const uint8_t *coldef) {
+__attribute__((target("fma"))) static NO_COVERAGE void mm_fma(const Tile *a, const Elem *bt, const Tile *acc,
+                                                              Tile *t, int M, int N, int K, const uint8_t *rowdef,
+                                                              const uint8_t *coldef) {
   mm_body(a, bt, acc, t, M, N, K, rowdef, coldef);
 }
 #endif
 static NO_COVERAGE void mm_plain(const Tile *a, const Elem *bt, const Tile *acc, Tile *t, int M, int N, int K,
-                     const uint8_t *rowdef, const uint8_t *coldef) {
+                                 const uint8_t *rowdef, const uint8_t *coldef) {
   mm_body(a, bt, acc, t, M, N, K, rowdef, coldef);
 }
 
