@@ -428,6 +428,25 @@ bool ir_pto_ffts(const Kernel *k, const Stmt *fn);
  * (E-PTO, unsupported: a construct with no PTO form). */
 const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm);
 
+/* ---- emit_pypto.c: a front-end kernel as a PyPTO program (DESIGN section 16, docs/pypto.md) ---- */
+
+enum { PY_CAP_PAGED_GATHER = 1u << 0,          /* pl.paged_gather exists (PyPTO 8f8de9b9c and later) */
+       PY_CAP_SPLIT_AIV = 1u << 1 };           /* pl.split_aiv / pl.aiv_shard / pl.aic_gather exist (6b426ae45 and later) */
+typedef struct {
+  int split;                                    /* the variant's Mode: MODE_NONE, MODE_UD or MODE_LR (replaces the kernel's own) */
+  Target target;                                /* TGT_A2A3 -> BackendType.Ascend910B, TGT_A5 -> BackendType.Ascend950 */
+  unsigned caps;                                /* PY_CAP_* of the selected PyPTO build */
+} PyOpts;
+/* The program text (arena string), or NULL with c->diag set: an `unsupported`
+ * E-PYPTO-<CONSTRUCT> code naming a construct with no PyPTO spelling on the
+ * selected build. front is ir_front's result (parsed, typechecked, flattened). */
+const char *ir_emit_pypto(Comp *c, const Kernel *front, const PyOpts *o);
+/* The PY_CAP_* of the PyPTO tree at dir (a folder holding python/pypto/, like
+ * third_party/pypto/b25b25a4a), read from its Python sources (whether `def
+ * split_aiv(` / `def paged_gather(` exist under python/pypto/language/); false
+ * when dir holds no PyPTO. */
+bool ir_pypto_caps(const char *dir, unsigned *caps);
+
 /* ---- pipeline.c ----------------------------------------------------------- */
 
 typedef struct {
