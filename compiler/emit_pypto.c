@@ -432,6 +432,21 @@ static void cross_whole(E *e, const Body *b, int ax) {
 
 static void body(E *e, const Body *b);
 
+/* The split axes the aiv_shard / aic_gather calls of a region name: bit 0 up_down, 1 left_right, 2 none. */
+static unsigned region_axes(const Body *b) {
+  unsigned m = 0;
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    m |= region_axes(&s->body) | region_axes(&s->other);
+    if (s->k != S_OP || s->rhs.k != A_CALL) continue;
+    const Call *c = s->rhs.call;
+    if (c->op != OP_aiv_shard && c->op != OP_aic_gather) continue;
+    const Arg *md = ir_pos((Call *)c, 1);
+    m |= md->e == MODE_NONE ? 4u : MODE_AXIS((Mode)md->e) ? 2u : 1u;
+  }
+  return m;
+}
+
 static const char *cond_py(E *e, const Stmt *s) {
   static const char *const rel[] = {"<", "<=", ">", ">=", "==", "!="};
   return ir_fmt(e->c->A, "%s %s %s", aff_py(e, &s->cond[0]), rel[s->rel], aff_py(e, &s->cond[1]));
@@ -694,13 +709,64 @@ static void op(E *e, const Stmt *s) {
   case K_LANEIDX:
     assign(e, s, d, "pl.tile.get_subblock_idx()", NULL, NULL);
     return;
-  case K_GATHER:
+  case K_SHARD: {
+    Var *t = tile_arg(c, 0);
+    int ax = MODE_AXIS(e->lmode), E0 = ax ? t->C : t->R;
+    if (ir_kwarg((Call *)c, KW_STRIDE))
+      refuse(e, c->loc, E_PYPTO_SHARD_STRIDE, "aiv_shard with stride=: pl.aiv_shard halves the tile (its split "
+             "axis extent / 2, tile_ops/cross_core.cpp DeduceSplitReshape), it takes no stride");
+    if (E0 % 2)
+      refuse(e, c->loc, E_PYPTO_SPLIT_ODD, "aiv_shard of '%s', %d on the split axis: pl.aiv_shard halves only even "
+             "extents (DeduceSplitReshape: 'must be even to shard in half')", t->name, E0);
+    /* lane l holds [l*S, l*S+S) with clamp(V - l*S, 0, S) valid (language.md 10.2); PyPTO's
+     * type carries ceil(V/2) and localises per lane when it lowers, so no set_validshape */
+    int S = E0 / 2;
+    gv[!ax] = tv(e, t)[!ax];
+    gv[ax] = vclamp(e, vadd(e, tv(e, t)[ax], vmul(e, vaff(e, &(Aff){.n = 1, .v = {e->lane->id}, .k = {1}}), S), -1), 0, S);
+    assign(e, s, d, ir_fmt(A, "pl.aiv_shard(%s)", tn(e, t)), gv, gv);
+    return;
+  }
+  case K_JOIN: {
+    Var *h = tile_arg(c, 0);
+    if (c->ty.vr < 0 || c->ty.vc < 0)
+      refuse(e, c->loc, E_PYPTO_JOIN_VALID, "aic_gather of '%s': the joined valid shape is known only at run time "
+             "(the lanes' extents differ), and PyPTO's aic_gather types it as twice one lane's", h->name);
+    gv[0] = vk(e, c->ty.vr), gv[1] = vk(e, c->ty.vc);
+    assign(e, s, d, ir_fmt(A, "pl.aic_gather(%s)", tn(e, h)), gv, gv);
+    return;
+  }
+  case K_GATHER: {
     if (!(e->o->caps & PY_CAP_PAGED_GATHER))
       refuse(e, c->loc, E_PYPTO_GATHER, "paged_gather: this PyPTO build has no pl.paged_gather (it came with 8f8de9b9c)");
-    refuse(e, c->loc, E_PYPTO_GATHER, "paged_gather: not translated yet");
-  case K_SHARD:
-  case K_JOIN:
-    refuse(e, c->loc, E_PYPTO_SPLIT_AIV, "%s: not translated yet", nm);
+    Var *src = ir_pos((Call *)c, 0)->var, *ix = ir_pos((Call *)c, 1)->var, *tb = ir_pos((Call *)c, 2)->var;
+    if (ir_kwarg((Call *)c, KW_WINDOW))
+      refuse(e, c->loc, E_PYPTO_GATHER_WINDOW, "paged_gather with window=: pl.paged_gather gathers every index of "
+             "its index tensor (its row count is the tensor's length, op_conversion_registry.cpp)");
+    Arg *co = ir_kwarg((Call *)c, KW_COL_OFF);
+    if (co && co->k == A_IEXPR && !ir_aff_const(&co->ix[0]))
+      refuse(e, c->loc, E_PYPTO_GATHER_COLOFF, "paged_gather with a run-time col_off: pl.paged_gather's col_off "
+             "is a compile-time int attribute");
+    if (src->dt != DT_F32 && src->dt != DT_F16 && src->dt != DT_BF16 && src->dt != DT_I8)
+      refuse(e, c->loc, E_PYPTO_GATHER_DTYPE, "paged_gather of %s: pl.paged_gather takes FP16, BF16, FP32 or INT8 "
+             "(tensor_ops/paged_gather.cpp)", ir_dtype_name(src->dt));
+    int B = (int)ir_kwarg((Call *)c, KW_BLOCK_SIZE)->num, S = (int)ir_kwarg((Call *)c, KW_SIZE)->num;
+    int N = (int)ir_kwarg((Call *)c, KW_MAX_INDICES)->num;
+    int K = !co ? 0 : co->k == A_IEXPR ? co->ix[0].c : (int)co->num;
+    Arg *sp = ir_kwarg((Call *)c, KW_SPACE);
+    Space space = sp ? (Space)sp->e : SP_VEC;
+    /* pl.paged_gather is a tensor-level op (its result a Tensor no tile op takes): gather
+     * into UB, write the [N, S] buffer to a scratch GM tensor, and load its valid rows */
+    const char *scr = mangle(e, ir_fmt(A, "%s_gm", d->name));
+    const char *pg = mangle(e, ir_fmt(A, "%s_pg", d->name));
+    fprintf(e->pre, "        %s = pl.create_tensor([%d, %d], dtype=%s)\n", scr, N, S, dt_py(src->dt));
+    line(e, "%s = pl.paged_gather(%s, %s, %s, block_size=%d, size=%d, max_indices=%d, space=pl.Mem.Vec, col_off=%d)", pg,
+         e->py[src->id], e->py[ix->id], e->py[tb->id], B, S, N, K);
+    line(e, "%s = pl.assemble(%s, %s, [0, 0])", scr, scr, pg);
+    gv[0] = vk(e, ix->dim[1]), gv[1] = vk(e, S);
+    const char *vs = ix->dim[1] == N ? "" : ir_fmt(A, ", valid_shapes=[%d, %d]", ix->dim[1], S);
+    assign(e, s, d, ir_fmt(A, "pl.load(%s, [0, 0], [%d, %d]%s, target_memory=%s)", scr, N, S, vs, mem_py(space)), gv, gv);
+    return;
+  }
   default:
     die("emit_pypto: %s after flatten", nm);
   }
@@ -732,10 +798,23 @@ static void body(E *e, const Body *b) {
         block(e, &s->other);
       }
       break;
-    case S_SPLIT:
+    case S_SPLIT: {
       if (!(e->o->caps & PY_CAP_SPLIT_AIV))
         refuse(e, s->loc, E_PYPTO_SPLIT_AIV, "split_aiv: this PyPTO build has no pl.split_aiv (it came with 6b426ae45)");
-      refuse(e, s->loc, E_PYPTO_SPLIT_AIV, "split_aiv: not translated yet");
+      unsigned axes = region_axes(&s->body);
+      if (axes == 1u << 2)
+        refuse(e, s->loc, E_PYPTO_SPLIT_MODE, "aiv_shard(t, none) in split_aiv: pl.aiv_shard always halves");
+      if (axes != 1u && axes != 2u)
+        refuse(e, s->loc, E_PYPTO_SPLIT_MODE, "split_aiv region with %s: pl.split_aiv takes one mode, UP_DOWN or "
+               "LEFT_RIGHT (dsl_api.py split_aiv), and its aiv_shard/aic_gather inherit it",
+               axes ? "aiv_shard/aic_gather on both axes" : "no aiv_shard or aic_gather (a task-parallel region)");
+      e->lane = s->iv;
+      e->lmode = axes == 1u ? MODE_UD : MODE_LR;
+      line(e, "for %s in pl.split_aiv(2, mode=%s):", e->py[s->iv->id], mode_py(e->lmode));
+      block(e, &s->body);
+      e->lane = NULL;
+      break;
+    }
     default: die("emit_pypto: statement kind %d in a front-end kernel", (int)s->k);
     }
   }
@@ -801,11 +880,13 @@ static const char *emit(E *e) {
     if (v->kind == VK_SCALAR) e->pin[i] = 1;  /* one name: a scalar's type never changes */
   }
   e->f = open_memstream(&e->fb, &e->fn);
-  if (!e->f) die("open_memstream failed");
+  e->pre = open_memstream(&e->pb, &e->pn);
+  if (!e->f || !e->pre) die("open_memstream failed");
   body(e, &k->body);
   if (!k->body.n) line(e, "pass");
   fclose(e->f);
-  e->f = NULL;
+  fclose(e->pre);
+  e->f = e->pre = NULL;
 
   char *buf = NULL;
   size_t len = 0;
@@ -838,8 +919,10 @@ static const char *emit(E *e) {
   }
   fprintf(f, "\n\nif __name__ == \"__main__\":\n"
              "    import glob, os, subprocess, sys\n"
+             "    import pypto\n"
              "    from pypto import ir\n"
              "    from pypto.backend import BackendType\n"
+             "    pypto.set_log_level(pypto.LogLevel.ERROR)\n"
              "    outdir = sys.argv[1]\n"
              "    ir.compile(%s, output_dir=outdir, skip_ptoas=True, backend_type=BackendType.%s, dump_passes=True)\n"
              "    if len(sys.argv) > 2:  # the flags PyPTO's own backend passes to ptoas (pypto/backend/pto_backend.py)\n"

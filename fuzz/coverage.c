@@ -9,7 +9,10 @@
  * kernel attributes (`attr.split=..`, `attr.target=..`, `attr.slots=..`), the
  * dtypes and tensor kinds of the header, the statements and index forms of
  * language.md sections 3-7 and 10, and each direction of an explicit `move`
- * (language.md 9.8). A kernel the front end refuses counts as `invalid`. */
+ * (language.md 9.8). A kernel the front end refuses counts as `invalid`.
+ * After the constructs, `pypto=VARIANT translated=F` lines (no floor): the
+ * share of kernels ptoc --emit=pypto translates for PyPTO b25b25a4a under each
+ * oracle variant and under all four (docs/pypto.md). */
 #include "fz.h"
 
 #include "../compiler/ptoc.h"
@@ -54,7 +57,27 @@ enum { NROW = OP_pipe + KW_N + CV_N };         /* ops load .. clamp are the sour
 struct FzCov {
   int64_t kernels, invalid;
   int64_t n[NROW];
+  int64_t py[4], py_all;                        /* translated by ptoc --emit=pypto (b25b25a4a), per variant; all four */
 };
+
+/* The kernel through ptoc --emit=pypto for PyPTO b25b25a4a (no optional
+ * features), under none@a2a3, none@a5, up_down and left_right: which translate. */
+static void cov_pypto(FzCov *cov, const char *text, size_t len) {
+  Comp c = {.A = ir_arena_new(), .src = {"kernel.ptk", text, len}, .o = {.split = -1, .target = -1}};
+  const Kernel *k = ir_front(&c);
+  if (k) {
+    static const int mode[4] = {MODE_NONE, MODE_NONE, MODE_UD, MODE_LR};
+    int all = 1;
+    for (int v = 0; v < 4; v++) {
+      PyOpts o = {.split = mode[v], .target = v == 1 ? TGT_A5 : v == 0 ? TGT_A2A3 : k->target, .caps = 0};
+      int ok = ir_emit_pypto(&c, k, &o) != NULL;
+      cov->py[v] += ok;
+      all &= ok;
+    }
+    cov->py_all += all;
+  }
+  ir_arena_free(c.A);
+}
 
 FzCov *fz_cov_new(void) {
   FzCov *cv = calloc(1, sizeof *cv);
@@ -180,6 +203,7 @@ void fz_cov_add(FzCov *cov, const char *text, size_t len) {
   conds(&w, &k->body, false);
   for (int r = 0; r < NROW; r++) cov->n[r] += w.hit[r];
   ir_arena_free(c.A);
+  cov_pypto(cov, text, len);
 }
 
 static const char *row_name(int r, char *buf, size_t n) {
@@ -199,5 +223,10 @@ int fz_cov_print(const FzCov *cov, FILE *f, double floor) {
     below += share < floor;
     fprintf(f, "construct=%s share=%.4f\n", row_name(r, buf, sizeof buf), share);
   }
+  /* not constructs (no floor): the share ptoc --emit=pypto translates for PyPTO b25b25a4a */
+  static const char *const vn[4] = {"none@a2a3", "none@a5", "up_down", "left_right"};
+  double n = cov->kernels ? (double)cov->kernels : 1;
+  for (int v = 0; v < 4; v++) fprintf(f, "pypto=%s translated=%.4f\n", vn[v], (double)cov->py[v] / n);
+  fprintf(f, "pypto=all translated=%.4f\n", (double)cov->py_all / n);
   return below;
 }

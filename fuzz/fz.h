@@ -155,7 +155,9 @@ void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap);   /* PRNG source: write 
   P(p_gather_window, 0.12, "a vector gather reads a window=[first, count] of a longer index table")    \
   P(p_scalar_extent, 0.12, "a partial load's valid rows are an imin/clamp scalar computed before it") \
   P(p_explicit_rebalance, 0.25, "an explicit up_down shard's source has valid rows the box stride cannot place (stride=)") \
-  I(w_move, 1, 0, 100, "weight: an explicit move(t, space) in one of the language's seven directions")
+  I(w_move, 1, 0, 100, "weight: an explicit move(t, space) in one of the language's seven directions") \
+  /* the real PyPTO back end (DESIGN 16, docs/pypto.md): drawn only when > 0, so 0 keeps every stream */ \
+  P(pypto_share, 0, "a kernel is built only from constructs ptoc --emit=pypto translates on PyPTO b25b25a4a (split mode, f32 or f16 matmuls, sub-slice stores on the split axis)")
 
 typedef struct {
 #define FZ_P_(n, d, doc) double n;
@@ -298,6 +300,7 @@ typedef struct FzKernel {
    * e.g. "break-split") it may be refused. emit.c renders it as the
    * `# expect-compile:` and `# may-refuse:` header lines. */
   const char *refuse[4];
+  bool pypto;                                   /* built for the PyPTO share (pypto_share): `gen --stats` counts it */
 } FzKernel;
 enum { FZ_V_A2A3 = 1, FZ_V_A5 = 2, FZ_V_UD = 4, FZ_V_LR = 8, FZ_V_SPLIT = 12, FZ_V_ALL = 15 };
 

@@ -88,6 +88,8 @@ typedef struct {
   int64_t vec, acc, c2vmax;
   int nc2v, nv2c, slots;
   int ctr;
+  bool py;                                      /* a pypto_share kernel: even extents on py_ax, one dtype */
+  int py_ax, py_dt;
 } Gen;
 
 /* The compile claim (FzKernel.refuse): variants (FZ_V_* bits) under which
@@ -457,6 +459,7 @@ static int dim(Gen *g, bool col, unsigned fl) {
   static const int cols[] = {32, 16, 64, 128, 8, 48, 96, 24, 256, 40};
   static const int odds[] = {15, 17, 7, 31, 33, 9, 5, 3, 63, 47, 13};
   int max = col ? g->p->max_cols : g->p->max_rows;
+  if (g->py && col == (g->py_ax == 1)) fl |= D_EVEN | D_NOUNIT;   /* PyPTO halves only even extents */
   if (!(fl & D_EVEN) && ch(g, g->p->p_odd_extent)) {
     int d = pick_from(g, odds, (int)(sizeof odds / sizeof *odds), max);
     if (d % 2) feat(g, FZ_FEAT_odd_extent);
@@ -513,6 +516,10 @@ static int narrow(Gen *g, bool int_ok, bool mm) {
 
 /* A block's dtype; mm: it feeds a matmul. */
 static int pick_dt(Gen *g, bool i32_ok, bool mm) {
+  if (g->py) {
+    if (g->py_dt == FZ_F16) feat(g, FZ_FEAT_f16);
+    return g->py_dt;
+  }
   if (ch(g, g->p->p_narrow)) return narrow(g, i32_ok, mm);
   if (ch(g, g->p->p_f16)) {
     feat(g, FZ_FEAT_f16);
@@ -612,6 +619,24 @@ static Val v_full(Gen *g, int R, int C, double x, int dt) {
   charge(g, &r);
   feat(g, FZ_FEAT_full);
   return r;
+}
+
+/* A pypto_share kernel's accumulator full(...) takes the valid shape of what is
+ * added to it (valid=[vr, vc]), so the value it carries around the loop keeps
+ * one valid shape (PyPTO types a loop-carried tile once: E-PYPTO-CARRIED-VALID). */
+static void py_valid_full(Gen *g, FzExpr *fe, Val *acc, const Val *y) {
+  if (!g->py || fe->nargs != 3 || y->vr[0] != y->vr[1] || y->vc[0] != y->vc[1] || (y->vr[0] >= acc->vr[0] && y->vc[0] >= acc->vc[0])) return;
+  FzArg *a = al(g, 4 * sizeof *a);
+  memcpy(a, fe->a, 3 * sizeof *a);
+  int vr = imin(acc->vr[0], y->vr[0]), vc = imin(acc->vc[0], y->vc[0]);
+  a_idx(&a[3], aff(vr), aff(vc));
+  a[3].kw = FZ_KW_VALID;
+  fe->a = a;
+  fe->nargs = 4;
+  acc->vr[0] = acc->vr[1] = vr;
+  acc->vc[0] = acc->vc[1] = vc;
+  Tile *t = tile_of(g, acc);
+  if (t) t->v.vr[0] = t->v.vr[1] = vr, t->v.vc[0] = t->v.vc[1] = vc;
 }
 
 /* Row (row=true) or column reduction. */
@@ -1072,8 +1097,10 @@ static void reduce_stores(Gen *g, Val x) {
 static void subslice_stores(Gen *g, Val t, int ax) {
   int E = ax ? t.C : t.R, S = (E + 1) / 2;
   int divs[16], nd = 0;
+  bool even = g->py && ax == g->py_ax;          /* a PyPTO share kernel halves these blocks too */
   for (int h = S; h >= 1 && nd < 16; h--)
-    if (S % h == 0 && (h > 1 || S == 1)) divs[nd++] = h;
+    if (S % h == 0 && (h > 1 || S == 1) && (!even || h % 2 == 0)) divs[nd++] = h;
+  if (!nd) return;
   int h = divs[below(g, nd)], nb = E / h;
   if (nb < 1) return;
   t = named(g, t);
@@ -1399,9 +1426,10 @@ static void blk_loop(Gen *g) {
     w2 = bind(g, v_load(g, dt == FZ_F16 ? FZ_F16 : FZ_F32, N, N, FZ_MAT, -1, -1, 0), "w");
     if (g->acc + fbytes(FZ_F32, M, N, true) > g->p->acc_budget) both = false;
   }
-  Val run = bind(g, v_full(g, M, N, 0, FZ_F32), "run");
+  Val run0 = v_full(g, M, N, 0, FZ_F32), mx0 = {0};
+  Val run = bind(g, run0, "run");
   Val mx = {0};
-  if (rmax) mx = bind(g, v_full(g, M, 1, -1000, FZ_F32), "mx");
+  if (rmax) mx0 = v_full(g, M, 1, -1000, FZ_F32), mx = bind(g, mx0, "mx");
   Val acc = {0};
   int trips = rng(g, g->p->loop_trips_min, g->p->loop_trips_max);
   FzBody *outer;
@@ -1441,8 +1469,13 @@ static void blk_loop(Gen *g) {
     Val h2 = bind(g, v_mm(g, NULL, yo, w2, false), "h");
     y = bind(g, vchain(g, h2, 1), "y");
   }
+  py_valid_full(g, run0.e, &run, &y);
   run = reassign(g, run, v_bin(g, FZ_OP_add, run, y));
-  if (rmax) mx = reassign(g, mx, v_bin(g, FZ_OP_max, mx, v_red(g, FZ_OP_row_max, y)));
+  if (rmax) {
+    Val r = v_red(g, FZ_OP_row_max, y);
+    py_valid_full(g, mx0.e, &mx, &r);
+    mx = reassign(g, mx, v_bin(g, FZ_OP_max, mx, r));
+  }
   /* y_i side by side in O: rows i*M (i - 1 for the matmul_acc loop) */
   int orow = tensor(g, 'O', FZ_F32, FZ_OUT, trips * M, N);
   store_at(g, orow, aff_plus(aff(macc ? -M : 0), iv, M), aff(0), y.e);
@@ -2210,7 +2243,22 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
   g->sb = -1;
   k->split = -1;
   k->target = -1;
-  if (ch(g, p->p_split_up_down)) k->split = 1;
+  if (ch(g, p->pypto_share)) {                  /* no draw at 0: the other kernels' streams stay as they were */
+    /* a kernel ptoc --emit=pypto translates on b25b25a4a (docs/pypto.md): a split
+     * mode with even extents on its axis, f32 or f16 matmul work, sub-slice
+     * stores along the split axis; no paged gather (pl.paged_gather came with
+     * 8f8de9b9c), no split_aiv (6b426ae45), no dtype PyPTO's tile ops lack on the
+     * way, no loop-carried valid shape that changes (E-PYPTO-CARRIED-VALID) */
+    g->py = k->pypto = true;
+    k->split = ch(g, 0.5) ? 1 : 2;
+    g->py_ax = k->split - 1;
+    g->py_dt = ch(g, 0.5) ? FZ_F16 : FZ_F32;
+    FzPolicy *q = &g->pol;
+    q->p_explicit_split = q->p_narrow = q->p_i32 = q->p_cast = q->p_loop_valid = q->p_set_validshape = 0;
+    q->p_scalar_extent = q->p_transpose = q->p_reshape = q->p_gm_round_trip = q->p_inout = q->p_near_capacity = 0;
+    q->w_gather = q->w_move = 0;
+    q->w_strided = 4, q->p_strided_stats = 0.7;
+  } else if (ch(g, p->p_split_up_down)) k->split = 1;
   else if (ch(g, p->p_split_left_right)) k->split = 2;
   else if (ch(g, p->p_split_none)) k->split = 0;
   if (ch(g, p->p_target_a5)) k->target = 1;
@@ -2224,7 +2272,7 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
     g->pol.max_cols = imin(2 * p->max_cols, 512);
   }
   p = g->p;
-  if (ch(g, p->p_explicit_split)) {
+  if (!g->py && ch(g, p->p_explicit_split)) {
     if (k->split > 0) k->split = -1;            /* split_aiv excludes a split attribute */
     gen_explicit(g);
     refuse(g, FZ_V_SPLIT, "explicit");          /* the oracle's E-EXPLICIT */
@@ -2248,6 +2296,7 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
       while (r >= w[b]) r -= w[b++];
       blocks[b](g);
     }
+    if (g->py && !k->feat[FZ_FEAT_matmul]) blk_c2v(g);   /* every PyPTO share kernel has matmul work */
     if (ch(g, p->p_gm_round_trip)) blk_roundtrip(g);
     if (ch(g, p->p_near_capacity)) blk_capacity(g);
   }

@@ -273,7 +273,7 @@ static int gen(int argc, char **argv) {
       fprintf(stderr, "ptofuzz: cannot create %s\n", dirs[i]);
       return 1;
     }
-  uint64_t feat[FZ_NFEAT] = {0};
+  uint64_t feat[FZ_NFEAT] = {0}, npy = 0;
   size_t cap = (size_t)1 << 16;
   uint8_t *rec = bytes_out ? malloc(cap) : NULL;   /* --bytes-out: the kernel's choices as fuzzer bytes */
   if (bytes_out && !rec) return 2;
@@ -289,6 +289,7 @@ static int gen(int argc, char **argv) {
     uint8_t f[FZ_NFEAT];
     fz_features(k, f);
     for (int j = 0; j < FZ_NFEAT; j++) feat[j] += f[j];
+    npy += k->pypto;
     size_t len;
     char *text = fz_emit(k, &len);
     fz_free(k);
@@ -316,6 +317,7 @@ static int gen(int argc, char **argv) {
     printf("stats: kernels=%lld\n", (long long)count);
     for (int j = 0; j < FZ_NFEAT; j++)
       printf("feature %-28s %8llu %.4f\n", fz_feature_name(j), (unsigned long long)feat[j], count ? feat[j] / count : 0.0);
+    printf("share   %-28s %8llu %.4f\n", "pypto", (unsigned long long)npy, count ? npy / count : 0.0);
   }
   free(rec);
   if (fflush(stdout) || ferror(stdout)) {       /* a full disk, a closed pipe: not a silent success */
