@@ -311,11 +311,18 @@ static void pypto_worker(const FzRunOpts *o, const FzPolicy *pol, const PyptoBui
   Src *src = calloc((size_t)B, sizeof *src);
   int64_t *idx = calloc((size_t)B, sizeof *idx);
   if (!pc || !text || !src || !idx) die("out of memory");
+  double per = 0;                               /* wall seconds per kernel so far */
+  int64_t done = 0;
+  double began = fz_now();
   for (int64_t i = start;;) {
     sh->next = i;
-    int nb = 0;
+    int nb = 0, want = B;
     double t0 = cpu_s();
-    for (; nb < B && !(o->count > 0 && i >= o->count) && !(o->count <= 0 && fz_now() >= deadline); i += step) {
+    if (o->count <= 0 && per > 0) {             /* a timed run: no batch that ends far past the deadline */
+      double left = deadline - fz_now();
+      want = left / per < B ? (int)(left / per) + 1 : B;
+    }
+    for (; nb < want && !(o->count > 0 && i >= o->count) && !(o->count <= 0 && fz_now() >= deadline); i += step) {
       if (!in_shard(o, i)) continue;
       size_t len;
       idx[nb] = i;
@@ -340,6 +347,8 @@ static void pypto_worker(const FzRunOpts *o, const FzPolicy *pol, const PyptoBui
       free(text[q]);
     }
     sh->cur = -1;
+    done += nb;
+    per = (fz_now() - began) / (double)done;
   }
   orc_pypto_close(d);
   free(pc), free(text), free(src), free(idx);
@@ -581,6 +590,18 @@ static void status(const Shared *sh, int jobs, double elapsed, int unique, bool 
   fflush(f);
 }
 
+/* The progress of the PyPTO workers (slots from..to-1) when no model worker prints one. */
+static void status_py(const Shared *sh, int from, int to, double elapsed, int unique, bool final, FILE *f) {
+  int64_t k = 0, c = 0, r = 0, e = 0, fnd = 0;
+  for (int w = from; w < to; w++)
+    k += sh[w].py_kernels, c += sh[w].py_checks, r += sh[w].py_ran, e += sh[w].py_errors, fnd += sh[w].findings;
+  bool tty = isatty(fileno(f)) && !final;
+  fprintf(f, "%spypto: kernels=%lld kernels/s=%.2f programs=%lld runs=%lld tool_errors=%lld findings=%lld unique=%d%s",
+          tty ? "\r" : "", (long long)k, elapsed > 0 ? k / elapsed : 0.0, (long long)c, (long long)r, (long long)e,
+          (long long)fnd, unique, tty ? "" : "\n");
+  fflush(f);
+}
+
 /* The refused share of each variant over the kernels with a compile claim,
  * against the generator's bound (the share it said it may refuse): one line
  * `claims: kernels=N VARIANT=ACTUAL<=BOUND ... check=ok|W-UNSUP-SHARE`, and a
@@ -771,6 +792,9 @@ int fz_run(const FzRunOpts *o) {
     if (!o->quiet && t - last >= 1.0 && nm) {
       status(sh, nm, t - t0, p.nseen, false, stderr);
       last = t;
+    } else if (!o->quiet && t - last >= (isatty(2) ? 1.0 : 30.0) && npy) {
+      status_py(sh, nm + nr, nw, t - t0, p.nseen, false, stderr);
+      last = t;
     }
   }
   commit_upto(&p, INT64_MAX);
@@ -778,6 +802,7 @@ int fz_run(const FzRunOpts *o) {
   int64_t k = 0, valid = 0;
   for (int w = 0; w < nm; w++) k += sh[w].kernels, valid += sh[w].valid;
   if (!o->quiet && nm) status(sh, nm, secs, p.nseen, true, stderr);
+  else if (!o->quiet && npy) status_py(sh, nm + nr, nw, secs, p.nseen, true, stderr);
   char real[400] = "";
   if (nr) {
     const Shared *r = &sh[nm];

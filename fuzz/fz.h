@@ -360,7 +360,7 @@ typedef struct {
   int pypto_every;                              /* beside the model: PyPTO checks kernel i when i % pypto_every == 0 */
   int pypto_batch;                              /* kernels per PyPTO batch (check (c) compiles them together); 0: 8 */
   const char *pypto;                            /* --pypto=DIR (one build), or NULL (orc_pypto_builds) */
-  double pypto_timeout;                         /* seconds per PyPTO compile; 0: 60 */
+  double pypto_timeout;                         /* seconds per PyPTO program; 0: 30 */
   bool pypto_ab;                                /* --pypto-checks=ab: PyPTO's checks (a) and (b) only, no ptoas */
   int64_t shard_i, shard_n;                     /* --shard=I/N: kernels i with i mod N = I; shard_n 0: all */
 } FzRunOpts;

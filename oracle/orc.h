@@ -233,7 +233,7 @@ int orc_pypto_builds(const char *list, PyptoBuild *b, int max, char *why, size_t
 
 /* One long-lived python3 running the driver (oracle/pypto.py) on one build:
  * started at once (NULL with why set when it cannot import PyPTO and torch),
- * restarted after it dies or hangs. timeout_s limits each program (0: 60). */
+ * restarted after it dies or hangs. timeout_s limits each program (0: 30). */
 typedef struct PyDrv PyDrv;
 PyDrv *orc_pypto_open(const PyptoBuild *b, double timeout_s, char *why, size_t n);
 void orc_pypto_close(PyDrv *d);                 /* kills it, removes its work directory */

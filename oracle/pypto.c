@@ -192,6 +192,22 @@ int orc_pypto_builds(const char *list, PyptoBuild *b, int max, char *why, size_t
   return k;
 }
 
+static bool write_all(const char *path, const void *p, size_t n) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const char *c = p;
+  while (n) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      close(fd);
+      return false;
+    }
+    c += w, n -= (size_t)w;
+  }
+  return close(fd) == 0;
+}
+
 /* ---- the driver process ------------------------------------------------------------------ */
 
 struct PyDrv {
@@ -290,17 +306,20 @@ static bool drv_start(PyDrv *d, char *why, size_t wn) {
     close(req[0]), close(req[1]);
     return fmt(why, wn, "pipe: %s", strerror(errno)), false;
   }
-  char logp[PATH_MAX], pp[PATH_MAX + 16];
+  char logp[PATH_MAX], pp[PATH_MAX + 16], script[PATH_MAX];
   fmt(logp, sizeof logp, "%s/driver.log", d->work);
+  /* the driver as a file of the work directory: `ps` shows its path, not its text */
+  bool wrote = fmt(script, sizeof script, "%s/pypto_driver.py", d->work) &&
+               write_all(script, pypto_driver_py, sizeof pypto_driver_py - 1);
   char **env = drv_env(&d->b, pp, sizeof pp);
   int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (!env || logfd < 0) {
+  if (!env || logfd < 0 || !wrote) {
     free(env);
     if (logfd >= 0) close(logfd);
     close(req[0]), close(req[1]), close(rep[0]), close(rep[1]);
     return fmt(why, wn, "cannot set up the driver in %s: %s", d->work, strerror(errno)), false;
   }
-  const char *argv[] = {d->b.python, "-u", "-c", pypto_driver_py, NULL};
+  const char *argv[] = {d->b.python, "-u", script, NULL};
   pid_t pid = fork();
   if (pid == 0) {
     /* only async-signal-safe calls here */
@@ -361,7 +380,7 @@ PyDrv *orc_pypto_open(const PyptoBuild *b, double timeout_s, char *why, size_t n
   PyDrv *d = calloc(1, sizeof *d);
   if (!d) die("out of memory");
   d->b = *b;
-  d->timeout_s = timeout_s > 0 ? timeout_s : 60;
+  d->timeout_s = timeout_s > 0 ? timeout_s : 30;
   d->to = d->from = -1;
   const char *tmp = getenv("TMPDIR");
   if (!fmt(d->work, sizeof d->work, "%s/ptofuzz-pypto-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp") || !mkdtemp(d->work)) {
@@ -609,21 +628,6 @@ static void init_var(VarResult *x, int v, Target own, char check) {
 
 static const char *dtname(Dtype d) { return ir_dtype_name(d); }
 
-static bool write_all(const char *path, const void *p, size_t n) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  const char *c = p;
-  while (n) {
-    ssize_t w = write(fd, c, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      close(fd);
-      return false;
-    }
-    c += w, n -= (size_t)w;
-  }
-  return close(fd) == 0;
-}
 
 /* The request's files: the program, the tensors' names, dtypes and shapes, and their bytes. */
 static bool write_request(const Case *cs, const char *dir, const char *prog) {
