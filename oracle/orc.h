@@ -149,6 +149,8 @@ typedef struct {
   bool ffts_cube, ffts_vec;                     /* the function takes an FFTS base after the slot buffer (a3 flags) */
   bool pypto;                                   /* PyPTO's PTO-AS: ptoas with the flags PyPTO passes it
                                                    (--enable-insert-sync --pto-level=level3) */
+  bool lane_arg;                                /* the vector function takes its lane index as its last
+                                                   argument (PyPTO from 6b426ae45: %__pypto_spmd_subblock_idx) */
   int np;
   RealParam *p;                                 /* the kernel's tensors, in parameter order */
   /* out */

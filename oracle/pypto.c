@@ -803,7 +803,8 @@ static void pto_funcs(const char *text, char *cube, char *vec, size_t n) {
  * orchestration makes; false (x filled) when the harness cannot run it. */
 static bool prepare_job(Case *cs, const Reply *rp, VarResult *x, RealJob *j, JobRef *ref, Arena *A) {
   const char *why = NULL;
-  if (rp->bad_task || rp->ntask != 1) why = rp->ntask ? "more than one kernel launch" : "no kernel launch";
+  if (rp->bad_task) why = "a launch argument that is neither a tensor of the kernel nor a GM buffer";
+  else if (rp->ntask != 1) why = rp->ntask ? "more than one kernel launch" : "no kernel launch";
   const Task *t = &rp->task[0];
   const char *pto_path = NULL;
   for (int i = 0; !why && i < rp->npto; i++) {
@@ -843,6 +844,7 @@ static bool prepare_job(Case *cs, const Reply *rp, VarResult *x, RealJob *j, Job
   const char *l2 = strrchr(t->lanes, ',');
   j->lanes = l2 && isdigit((unsigned char)l2[1]) && strchr(t->lanes, ',') != l2 ? 2 : 1;
   j->pypto = true;
+  j->lane_arg = strstr(j->pto, "%__pypto_spmd_subblock_idx: i32)") != NULL;
   j->np = ext;
   RealParam *p = ir_alloc(A, sizeof *p * (size_t)(ext ? ext : 1));
   ref->perm = ir_alloc(A, sizeof *ref->perm * (size_t)(ext ? ext : 1));

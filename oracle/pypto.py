@@ -120,7 +120,8 @@ def tasks(out):
     if not srcs:
         return
     text = open(srcs[0]).read()
-    ext = {m.group(1): int(m.group(2)) for m in re.finditer(r"Tensor ext_(\w+) = from_tensor_arg\(orch_args\.tensor\((\d+)\)\)", text)}
+    ext = {m.group(1): int(m.group(2))            # both spellings: from_tensor_arg(...) and (...).ref()
+           for m in re.finditer(r"Tensor&? ext_(\w+) = (?:from_tensor_arg\()?orch_args\.tensor\((\d+)\)", text)}
     bufs = {}
     for m in re.finditer(r"uint32_t (\w+)_ci_shapes\[\d+\] = \{([\d, ]+)\};\s*TensorCreateInfo \w+\([^;]*DataType::(\w+)", text):
         n = 1

@@ -932,10 +932,10 @@ static const char harness_main[] =
     "  std::fprintf(stderr, \"ptofuzz harness: %s\\n\", what);\n"
     "  return 125;\n"
     "}\n"
-    "void pfz_call(void (*fn)(void **), void **b, uint32_t sub, uint32_t dim) {\n"
+    "void pfz_call(void (*fn)(void **, uint32_t), void **b, uint32_t sub, uint32_t dim) {\n"
     "  pto::cpu_sim::set_execution_context(0, sub, dim);\n"
     "  try {\n"
-    "    fn(b);\n"
+    "    fn(b, sub);\n"
     "  } catch (const std::exception &e) {\n"
     "    std::fprintf(stderr, \"uncaught exception: %s\\n\", e.what());\n"
     "    std::fflush(stderr);\n"
@@ -1036,11 +1036,12 @@ static const char harness_main[] =
 /* One call of a job's function with every tensor (and the slot buffer, and
  * the FFTS base when the function takes one), each argument converting to
  * whatever pointer type ptoas declared the parameter as (float*, half* =
- * _Float16*, int32_t*, ...). */
-static void emit_call(Buf *b, const char *side, int i, const RealJob *j, const char *fn, bool ffts) {
-  buf_add(b, "void pfz_%s_%d(void **b) { pfz_job%d::%s(", side, i, i, fn);
+ * _Float16*, int32_t*, ...), and the lane index last when it takes one. */
+static void emit_call(Buf *b, const char *side, int i, const RealJob *j, const char *fn, bool ffts, bool lane) {
+  buf_add(b, "void pfz_%s_%d(void **b, uint32_t sub) { (void)sub; pfz_job%d::%s(", side, i, i, fn);
   int nargs = j->np + (j->slot_bytes > 0) + ffts;
   for (int k = 0; k < nargs; k++) buf_add(b, "%sPfzArg{b[%d]}", k ? ", " : "", k);
+  if (lane) buf_add(b, "%s(int32_t)sub", nargs ? ", " : "");
   buf_add(b, "); }\n");
 }
 
@@ -1078,7 +1079,7 @@ static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
               "  int index, np, lanes, a5;\n"
               "  size_t slot, ffts;\n"
               "  const size_t *bytes;\n"
-              "  void (*cube)(void **), (*vec)(void **);\n"
+              "  void (*cube)(void **, uint32_t), (*vec)(void **, uint32_t);\n"
               "};\n");
   for (int k = 0; k < u->n; k++) {
     int i = u->job[k];
@@ -1087,8 +1088,8 @@ static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
     buf_add(&b, "const size_t pfz_bytes_%d[] = {", i);
     for (int q = 0; q < j->np; q++) buf_add(&b, "%s%zu", q ? ", " : "", j->p[q].bytes);
     buf_add(&b, "%s};\n", j->np ? "" : "0");
-    if (j->fn_cube) emit_call(&b, "cube", i, j, j->fn_cube, j->ffts_cube);
-    if (j->fn_vec) emit_call(&b, "vec", i, j, j->fn_vec, j->ffts_vec);
+    if (j->fn_cube) emit_call(&b, "cube", i, j, j->fn_cube, j->ffts_cube, false);
+    if (j->fn_vec) emit_call(&b, "vec", i, j, j->fn_vec, j->ffts_vec, j->lane_arg);
     ur->lines[k].hi2 = b.lines;
   }
   buf_add(&b, "const PfzJob pfz_jobs[] = {\n");
