@@ -972,6 +972,9 @@ static int bench_pypto(const FzRunOpts *o, const FzPolicy *pol) {
   printf("# kernels=%lld checks=%s pypto_programs=%d pto_isa_runs=%d cpu_s=%.1f wall_s=%.1f batch=%d tool_errors=%lld "
          "findings=%lld pypto=%.12s %s\n", (long long)i, have_rt ? "abc" : "ab", tm.checks, tm.ran, cpu, wall, B,
          (long long)tm.errors, (long long)findings, pb.commit, hello);
+  double v = tm.variants ? tm.variants : 1;
+  printf("# variants=%d translated=%.3f parsed=%.3f compiled=%.3f (shares of the variants)\n", tm.variants,
+         tm.translated / v, tm.parsed / v, tm.compiled / v);
   free(pc), free(text), free(src);
   return tm.errors && tm.errors >= tm.checks ? 2 : 0;
 }

@@ -375,7 +375,7 @@ char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len); 
 
 /* ---- replay.c: one kernel's verdict as a set of signatures ------------------------ */
 
-enum { FZ_SIGLEN = 160, FZ_MAXSIG = 9 };        /* 4 variants x 2 schedules, and a lost child */
+enum { FZ_SIGLEN = 160, FZ_MAXSIG = 17 };       /* 4 variants x 2 schedules and a lost child; PyPTO: 4 x 4 results */
 typedef struct {
   bool invalid;                                 /* the kernel itself is wrong (why says how) */
   bool finding;                                 /* n > 0 */
@@ -429,8 +429,8 @@ const char *fz_real_version(const FzReal *t);   /* ptoas's version line */
 FzReal *fz_pypto_open(const char *dir, const char *ptoas, const char *isa, int jobs, double timeout_s, char *why,
                       size_t n);
 const char *fz_pypto_commit(const FzReal *t);  /* the PyPTO build's commit, NULL for ptoas */
-enum { FZ_NREAL = 12 };                         /* ORC_NREAL (ptoas:none@a3 ptoas:none@a5 ptoas:up_down@T
-                                                   ptoas:left_right@T) and ORC_PYPTO_MAXR (3 checks of each) */
+enum { FZ_NREAL = 16 };                         /* ORC_NREAL (ptoas:none@a3 ptoas:none@a5 ptoas:up_down@T
+                                                   ptoas:left_right@T) and ORC_PYPTO_MAXR (4 results of each) */
 typedef struct {
   char name[32];                                /* ptoas:MODE@a3|a5, pypto:MODE@a3|a5 */
   char check;                                   /* PyPTO: 'a', 'b' or 'c'; ptoas: 0 */

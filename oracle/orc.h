@@ -217,7 +217,7 @@ void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o);
 /* ---- pypto.c: the real PyPTO as a back end (DESIGN section 16) ---------------------------- */
 
 enum { ORC_NPYPTO = 4,                          /* pypto:none@a3 pypto:none@a5 pypto:up_down@T pypto:left_right@T */
-       ORC_PYPTO_MAXR = 3 * ORC_NPYPTO,         /* a result per check (a, b, c) per variant */
+       ORC_PYPTO_MAXR = 4 * ORC_NPYPTO,         /* per variant: (a), (b)'s parse-back and torch parts, (c) */
        ORC_PYPTO_MAXB = 8 };                    /* PyPTO builds one command compares */
 
 typedef struct {
@@ -261,6 +261,8 @@ typedef struct {
 typedef struct {
   double translate, pypto, torch, ptoas, cxx, run, compare;   /* milliseconds, summed */
   int checks, ran;                              /* programs PyPTO compiled; jobs run on pto-isa */
+  int variants, translated, parsed, compiled;   /* variants tried; translated by ptoc; PyPTO's parse and
+                                                   its compile went through */
   int64_t errors;                               /* tool errors */
 } PyTimes;
 
