@@ -495,10 +495,9 @@ static void op(E *e, const Stmt *s) {
                      : ir_fmt(A, ", valid_shapes=[%s, %s]", gv[0].s, gv[1].s);
     const char *args = ir_fmt(A, "%s, %s, [%d, %d]%s, target_memory=%s", e->py[T->id], idx2_py(e, o), R, C, vs, mem_py(space));
     if (e->twin[d->id] && !e->notload[d->id]) {  /* a trans_b operand: its [C, R] twin, loaded transposed */
-      if (!e->plain[d->id]) {                   /* read only transposed: only the twin is loaded */
-        VE tv2[2] = {gv[1], gv[0]};
-        assign(e, s, d, ir_fmt(A, "pl.load(%s, transpose=True)", args), tv2, tv2);
-        e->val[d->id][0] = gv[0], e->val[d->id][1] = gv[1];
+      if (!e->plain[d->id]) {                   /* read only transposed: only the twin is loaded (its
+                                                 * valid tracked untransposed, as the kernel's value) */
+        assign(e, s, d, ir_fmt(A, "pl.load(%s, transpose=True)", args), gv, gv);
         e->tw[d->id] = e->py[d->id];
         return;
       }
@@ -894,7 +893,7 @@ static const char *emit(E *e) {
   if (!f) die("open_memstream failed");
   const char *be = o->target == TGT_A5 ? "Ascend950" : "Ascend910B";
   fprintf(f, "# PyPTO program translated by `ptoc --emit=pypto` from kernel '%s' (%s)\n", k->name, c->src.name ? c->src.name : "?");
-  fprintf(f, "# variant: split %s, target %s (BackendType.%s); PyPTO features used:%s%s%s\n", ir_mode_name((Mode)o->split),
+  fprintf(f, "# variant: split %s, target %s (BackendType.%s); for a PyPTO build with:%s%s%s\n", ir_mode_name((Mode)o->split),
           ir_target_name(o->target), be, o->caps & PY_CAP_PAGED_GATHER ? " paged_gather" : "",
           o->caps & PY_CAP_SPLIT_AIV ? " split_aiv" : "", o->caps ? "" : " none beyond b25b25a4a's");
   fputs("# Compile (PTO-AS in OUTDIR/kernels, the IR after each pass in OUTDIR/passes_dump) and, given a\n"
