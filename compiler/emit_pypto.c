@@ -754,7 +754,9 @@ static void op(E *e, const Stmt *s) {
     Arg *sp = ir_kwarg((Call *)c, KW_SPACE);
     Space space = sp ? (Space)sp->e : SP_VEC;
     /* pl.paged_gather is a tensor-level op (its result a Tensor no tile op takes): gather
-     * into UB, write the [N, S] buffer to a scratch GM tensor, and load its valid rows */
+     * into UB, write the [N, S] buffer to a scratch GM tensor, and load its valid rows
+     * back into UB (the vector side wrote them: no GM round trip between the cores),
+     * then, for a mat gather, move them to L1 */
     const char *scr = mangle(e, ir_fmt(A, "%s_gm", d->name));
     const char *pg = mangle(e, ir_fmt(A, "%s_pg", d->name));
     fprintf(e->pre, "        %s = pl.create_tensor([%d, %d], dtype=%s)\n", scr, N, S, dt_py(src->dt));
@@ -763,7 +765,9 @@ static void op(E *e, const Stmt *s) {
     line(e, "%s = pl.assemble(%s, %s, [0, 0])", scr, scr, pg);
     gv[0] = vk(e, ix->dim[1]), gv[1] = vk(e, S);
     const char *vs = ix->dim[1] == N ? "" : ir_fmt(A, ", valid_shapes=[%d, %d]", ix->dim[1], S);
-    assign(e, s, d, ir_fmt(A, "pl.load(%s, [0, 0], [%d, %d]%s, target_memory=%s)", scr, N, S, vs, mem_py(space)), gv, gv);
+    const char *ld = ir_fmt(A, "pl.load(%s, [0, 0], [%d, %d]%s, target_memory=pl.Mem.Vec)", scr, N, S, vs);
+    if (space != SP_VEC) ld = ir_fmt(A, "pl.move(%s, target_memory=%s)", ld, mem_py(space));
+    assign(e, s, d, ld, gv, gv);
     return;
   }
   default:
@@ -800,6 +804,9 @@ static void body(E *e, const Body *b) {
     case S_SPLIT: {
       if (!(e->o->caps & PY_CAP_SPLIT_AIV))
         refuse(e, s->loc, E_PYPTO_SPLIT_AIV, "split_aiv: this PyPTO build has no pl.split_aiv (it came with 6b426ae45)");
+      if (e->ind)
+        refuse(e, s->loc, E_PYPTO_SPLIT_NESTED, "split_aiv inside a loop: pl.split_aiv must appear directly inside "
+               "the pl.at scope (PyPTO's builder refuses it nested, src/ir/builder.cpp at 6b426ae45)");
       unsigned axes = region_axes(&s->body);
       if (axes == 1u << 2)
         refuse(e, s->loc, E_PYPTO_SPLIT_MODE, "aiv_shard(t, none) in split_aiv: pl.aiv_shard always halves");

@@ -303,6 +303,20 @@ int main(void) {
         "g_pg = pl.paged_gather(KV, idx, tbl, block_size=4, size=32, max_indices=8, space=pl.Mem.Vec, col_off=16)",
         "g_gm = pl.assemble(g_gm, g_pg, [0, 0])",
         "g = pl.load(g_gm, [0, 0], [8, 32], valid_shapes=[7, 32], target_memory=pl.Mem.Vec)"));
+  has(&t, "pypto-emit-3.5", "a paged gather into mat: loaded back into UB, then pl.move to L1",
+      "kernel pm(KV: f16[29,48] in, Q: f16[16,32] in, idx: i32[3] in = [0, 9, 4], tbl: i32[5] in = [2, 0, 1, 0, 3],\n"
+      "          O: f32[16,16] out) {\n"
+      "  g = paged_gather(KV, idx, tbl, block_size=8, size=32, max_indices=16, space=mat);\n"
+      "  store(O, [0, 0], matmul(load(Q, [0, 0], [16, 32], space=mat), g, trans_b=1));\n}\n",
+      MODE_NONE, TGT_A2A3, ALL,
+      N("g = pl.move(pl.load(g_gm, [0, 0], [16, 32], valid_shapes=[3, 32], target_memory=pl.Mem.Vec), "
+        "target_memory=pl.Mem.Mat)", "pl.transpose(g, 0, 1)"));
+  refused(&t, "pypto-emit-3.6", "a split_aiv region inside a loop",
+          "kernel nl(A: f32[32,16] in, B: f32[16,16] in, O: f32[64,16] out) {\n"
+          "  s = matmul(load(A, [0, 0], [32, 16], space=mat), load(B, [0, 0], [16, 16], space=mat));\n"
+          "  for j in range(0, 2) {\n"
+          "    for lane in split_aiv(2) { store(O, [j*32 + lane*16, 0], exp(aiv_shard(s, up_down))); }\n  }\n}\n",
+          MODE_NONE, ALL, E_PYPTO_SPLIT_NESTED);
   has(&t, "pypto-emit-3.2", "split_aiv (6b426ae45+): pl.split_aiv, pl.aiv_shard, pl.aic_gather", EX, MODE_NONE, TGT_A2A3,
       PY_CAP_SPLIT_AIV, N("for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):", "pl.aiv_shard(s)"));
   {
