@@ -37,6 +37,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -49,7 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAXJOBS = 64 };
+enum { MAXJOBS = 64, PY_VBASE = 100 };
 
 typedef struct {
   volatile int64_t cur;                         /* kernel in flight, -1 none */
@@ -65,6 +66,10 @@ typedef struct {
    * tools, those the tools could not run, and time per phase (seconds) */
   volatile int64_t real_kernels, real_checks, real_errors;
   volatile double t_emit, t_ptoas, t_cxx, t_run, t_rcompare;
+  /* a PyPTO worker: kernels, programs PyPTO compiled, jobs run on pto-isa, tool
+   * errors, and time in translation, PyPTO and torch (the rest as above) */
+  volatile int64_t py_kernels, py_checks, py_ran, py_errors;
+  volatile double t_translate, t_pypto, t_torch;
   volatile int done;
 } Shared;
 
@@ -145,9 +150,10 @@ static void send_msg(int fd, int64_t index, int variant, int sched, const char *
 }
 
 /* Count kernel i's findings, one per distinct signature, and with fd >= 0 send
- * them; a real variant travels as ORC_NVARIANT + its index (vbase). */
+ * them; a real variant travels as ORC_NVARIANT + its index, a PyPTO one as
+ * PY_VBASE + its index (vbase). */
 static void send_findings(int fd, int64_t i, const VarResult *vr, int n, int vbase, const char *text, Shared *sh) {
-  char sigs[ORC_NVARIANT * ORC_NSCHED][200];
+  char sigs[ORC_PYPTO_MAXR > ORC_NVARIANT * ORC_NSCHED ? ORC_PYPTO_MAXR : ORC_NVARIANT * ORC_NSCHED][200];
   int nsig = 0;
   for (int r = 0; r < n; r++) {
     const VarResult *v = &vr[r];
@@ -282,6 +288,76 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
   _exit(0);
 }
 
+/* ---- a PyPTO worker ------------------------------------------------------------------- */
+
+/* Kernels start, start + step, ... (those of this shard) in batches through one
+ * driver: PyPTO compiles each variant's program in turn, the batch's PTO-AS
+ * then goes through the real toolchain at once (one translation unit). Its
+ * tools have time limits of their own, so the campaign's watchdog is kept off. */
+static void pypto_worker(const FzRunOpts *o, const FzPolicy *pol, const PyptoBuild *pb, const RealTools *rt,
+                         int64_t start, int64_t step, double deadline, Shared *sh, int fd, pid_t parent) {
+  signal(SIGPIPE, SIG_DFL);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(0);
+  char why[300];
+  PyDrv *d = orc_pypto_open(pb, o->pypto_timeout, why, sizeof why);
+  if (!d) {
+    fprintf(stderr, "ptofuzz: error[E-TOOL]: PyPTO %s: %s\n", pb->dir, why);
+    _exit(4);
+  }
+  int B = o->pypto_batch > 0 ? o->pypto_batch : 8;
+  PyCase *pc = calloc((size_t)B, sizeof *pc);
+  char **text = calloc((size_t)B, sizeof *text);
+  Src *src = calloc((size_t)B, sizeof *src);
+  int64_t *idx = calloc((size_t)B, sizeof *idx);
+  if (!pc || !text || !src || !idx) die("out of memory");
+  double per = 0;                               /* wall seconds per kernel so far */
+  int64_t done = 0;
+  double began = fz_now();
+  for (int64_t i = start;;) {
+    sh->next = i;
+    int nb = 0, want = B;
+    double t0 = cpu_s();
+    if (o->count <= 0 && per > 0) {             /* a timed run: no batch that ends far past the deadline */
+      double left = deadline - fz_now();
+      want = left / per < B ? (int)(left / per) + 1 : B;
+    }
+    for (; nb < want && !(o->count > 0 && i >= o->count) && !(o->count <= 0 && fz_now() >= deadline); i += step) {
+      if (!in_shard(o, i)) continue;
+      size_t len;
+      idx[nb] = i;
+      text[nb] = fz_kernel_text(pol, o->seed, i, &len);
+      src[nb] = (Src){"kernel", text[nb], len};
+      pc[nb] = (PyCase){.src = &src[nb], .input_seed = fz_kernel_seed(o->seed, i), .only = -1};
+      nb++;
+    }
+    if (!nb) break;
+    sh->t_gen += cpu_s() - t0;
+    sh->cur = idx[0];
+    sh->started = fz_now() + 1e9;               /* no watchdog: the tools have their own limits */
+    PyTimes tm = {0};
+    orc_pypto_check(d, rt, pc, nb, &(RealOpts){.jobs = 1, .batch = tu_batch(nb, 1)}, &tm);
+    sh->t_translate += tm.translate / 1e3, sh->t_pypto += tm.pypto / 1e3, sh->t_torch += tm.torch / 1e3;
+    sh->t_ptoas += tm.ptoas / 1e3, sh->t_cxx += tm.cxx / 1e3, sh->t_run += tm.run / 1e3;
+    sh->t_rcompare += tm.compare / 1e3;
+    sh->py_checks += tm.checks, sh->py_ran += tm.ran, sh->py_errors += tm.errors;
+    for (int q = 0; q < nb; q++) {
+      sh->py_kernels++;
+      send_findings(fd, idx[q], pc[q].r, pc[q].n, PY_VBASE, text[q], sh);
+      free(text[q]);
+    }
+    sh->cur = -1;
+    done += nb;
+    per = (fz_now() - began) / (double)done;
+  }
+  orc_pypto_close(d);
+  free(pc), free(text), free(src), free(idx);
+  sh->next = INT64_MAX;
+  sh->done = 1;
+  close(fd);
+  _exit(0);
+}
+
 static void worker(const FzRunOpts *o, const FzPolicy *pol, int jobs, int64_t start, double deadline, Shared *sh,
                    int fd, pid_t parent) {
   signal(SIGPIPE, SIG_DFL);
@@ -359,7 +435,8 @@ static bool record(Parent *p, const Msg *m) {
   DbFinding f = {m->s[0], m->s[1], m->s[2], m->s[3], m->s[4], m->s[5], m->s[6], m->s[7], m->s[5]};
   char flags[600], names[500];
   ir_bugs_format(p->o->bugs, names, sizeof names);
-  if (m->variant >= ORC_NVARIANT) snprintf(flags, sizeof flags, "--bugs=%s --backend=ptoas", names);
+  if (m->variant >= PY_VBASE) snprintf(flags, sizeof flags, "--bugs=%s --backend=pypto", names);
+  else if (m->variant >= ORC_NVARIANT) snprintf(flags, sizeof flags, "--bugs=%s --backend=ptoas", names);
   else snprintf(flags, sizeof flags, "--bugs=%s schedule=%s%s", names, m->sched ? "random" : "rr",
                 fz_full_inputs(p->pol, fz_kernel_seed(p->o->seed, m->index)) ? " --inputs=full" : "");
   DbTestcase t = {m->s[8], NULL, m->s[9], flags,
@@ -447,12 +524,22 @@ static void read_kid(Parent *p, Kid *kd) {
   drain(p, kd);
 }
 
-static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, int64_t start, double deadline, const RealTools *rt) {
+/* What a worker slot runs: the model's worker (kernels start, start + J*N, ...),
+ * the real back end's, or a PyPTO worker (kernels start, start + step, ...). */
+typedef enum { W_MODEL, W_REAL, W_PYPTO } WKind;
+typedef struct {
+  WKind kind;
+  int64_t start, step;
+  const RealTools *rt;                          /* W_REAL; W_PYPTO: check (c), or NULL */
+  const PyptoBuild *pb;                         /* W_PYPTO */
+} Spec;
+
+static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, const Spec *w, double deadline) {
   int fds[2];
   if (pipe(fds)) die("pipe: %s", strerror(errno));
   memset((void *)sh, 0, sizeof *sh);
   sh->cur = -1;
-  sh->next = start;
+  sh->next = w->start;
   fflush(NULL);
   pid_t parent = getpid();
   pid_t pid = fork();
@@ -460,10 +547,11 @@ static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, int64_t start, doubl
   if (!pid) {
     close(fds[0]);
     close(p->sigfd);
-    if (!rt) signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN);   /* the parent stops the model's workers */
+    if (w->kind == W_MODEL) signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN);   /* the parent stops the model's workers */
     sigprocmask(SIG_SETMASK, &p->oldmask, NULL);
-    if (rt) real_worker(p->o, p->pol, rt, jobs, deadline, sh, fds[1], parent);
-    worker(p->o, p->pol, jobs, start, deadline, sh, fds[1], parent);
+    if (w->kind == W_REAL) real_worker(p->o, p->pol, w->rt, jobs, deadline, sh, fds[1], parent);
+    if (w->kind == W_PYPTO) pypto_worker(p->o, p->pol, w->pb, w->rt, w->start, w->step, deadline, sh, fds[1], parent);
+    worker(p->o, p->pol, jobs, w->start, deadline, sh, fds[1], parent);
   }
   close(fds[1]);
   int fl = fcntl(fds[0], F_GETFL);
@@ -499,6 +587,18 @@ static void status(const Shared *sh, int jobs, double elapsed, int unique, bool 
           isatty(fileno(f)) && !final ? "\r" : "", (long long)k, elapsed > 0 ? k / elapsed : 0.0,
           k ? (double)valid / k : 0.0, (long long)fnd, unique, orc_variants[0], un[0] / vs, orc_variants[1], un[1] / vs,
           orc_variants[2], un[2] / vs, orc_variants[3], un[3] / vs, isatty(fileno(f)) && !final ? "" : "\n");
+  fflush(f);
+}
+
+/* The progress of the PyPTO workers (slots from..to-1) when no model worker prints one. */
+static void status_py(const Shared *sh, int from, int to, double elapsed, int unique, bool final, FILE *f) {
+  int64_t k = 0, c = 0, r = 0, e = 0, fnd = 0;
+  for (int w = from; w < to; w++)
+    k += sh[w].py_kernels, c += sh[w].py_checks, r += sh[w].py_ran, e += sh[w].py_errors, fnd += sh[w].findings;
+  bool tty = isatty(fileno(f)) && !final;
+  fprintf(f, "%spypto: kernels=%lld kernels/s=%.2f programs=%lld runs=%lld tool_errors=%lld findings=%lld unique=%d%s",
+          tty ? "\r" : "", (long long)k, elapsed > 0 ? k / elapsed : 0.0, (long long)c, (long long)r, (long long)e,
+          (long long)fnd, unique, tty ? "" : "\n");
   fflush(f);
 }
 
@@ -546,7 +646,29 @@ int fz_run(const FzRunOpts *o) {
     fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable real toolchain: %s\n", rt.why);
     return 2;
   }
+  /* PyPTO: one build; its driver started once here, so a PyPTO or torch that
+   * cannot be imported is a coded error before the campaign begins */
+  PyptoBuild pb;
+  bool have_rt = backend & FZ_PTOAS;
   char err[256];
+  if (backend & FZ_PYPTO) {
+    PyptoBuild all[ORC_PYPTO_MAXB];
+    int nb = orc_pypto_builds(o->pypto, all, ORC_PYPTO_MAXB, err, sizeof err);
+    if (nb != 1) {
+      fprintf(stderr, "ptofuzz: error[E-TOOL]: %s\n", nb < 0 ? err : "a campaign runs one PyPTO build (--pypto=DIR)");
+      return 2;
+    }
+    pb = all[0];
+    PyDrv *d = orc_pypto_open(&pb, o->pypto_timeout, err, sizeof err);
+    if (!d) {
+      fprintf(stderr, "ptofuzz: error[E-TOOL]: PyPTO %s: %s\n", pb.dir, err);
+      return 2;
+    }
+    orc_pypto_close(d);
+    if (!have_rt && !o->pypto_ab) have_rt = orc_real_find(&rt, o->ptoas, o->pto_isa);   /* check (c) where the real tools are */
+    if (!have_rt && !o->quiet && !o->pypto_ab)
+      fprintf(stderr, "ptofuzz: note: no real toolchain (%s): PyPTO's check (c) is skipped\n", rt.why);
+  }
   Db *db = db_open(o->db, err, sizeof err);
   if (!db) {
     fprintf(stderr, "ptofuzz: cannot open %s: %s\n", o->db, err);
@@ -559,8 +681,10 @@ int fz_run(const FzRunOpts *o) {
   fclose(pf);
   char names[500];
   ir_bugs_format(o->bugs, names, sizeof names);
-  DbCampaign dc = {backend == FZ_MODEL ? "prng" : backend == FZ_PTOAS ? "prng+ptoas" : "prng+model+ptoas", poltext, names,
-                   PTOFUZZ_VERSION "+" PTO_COMMIT, o->seed, NULL};
+  char engine[120];
+  snprintf(engine, sizeof engine, "prng%s%s%s%.12s", backend & FZ_MODEL && backend != FZ_MODEL ? "+model" : "",
+           backend & FZ_PTOAS ? "+ptoas" : "", backend & FZ_PYPTO ? "+pypto:" : "", backend & FZ_PYPTO ? pb.commit : "");
+  DbCampaign dc = {engine, poltext, names, PTOFUZZ_VERSION "+" PTO_COMMIT, o->seed, NULL};
   Parent p = {.o = o, .pol = &pol, .db = db};
   p.campaign = db_campaign_begin(db, &dc);
   free(poltext);
@@ -577,18 +701,35 @@ int fz_run(const FzRunOpts *o) {
   sigprocmask(SIG_BLOCK, &stopset, &p.oldmask);
   p.sigfd = signalfd(-1, &stopset, SFD_NONBLOCK | SFD_CLOEXEC);
   if (p.sigfd < 0) die("signalfd: %s", strerror(errno));
-  /* slots 0..nm-1: the model's workers; slot nm: the real back end's */
-  int nm = backend & FZ_MODEL ? jobs : 0, nw = nm + (backend & FZ_PTOAS ? 1 : 0);
+  /* slots 0..nm-1: the model's workers; then the real back end's (one); then
+   * the PyPTO workers: one per job alone, one sampling 1 in pypto_every beside the model */
+  int nm = backend & FZ_MODEL ? jobs : 0, nr = backend & FZ_PTOAS ? 1 : 0;
+  int npy = !(backend & FZ_PYPTO) ? 0 : backend == FZ_PYPTO ? jobs : 1, nw = nm + nr + npy;
+  int64_t first = o->shard_n > 1 ? o->shard_i : 0;
+  Spec spec[2 * MAXJOBS + 1];
+  for (int w = 0; w < nm; w++) spec[w] = (Spec){W_MODEL, first + shards(o) * w, 0, NULL, NULL};
+  if (nr) spec[nm] = (Spec){W_REAL, 0, 0, &rt, NULL};
+  for (int w = 0; w < npy; w++)
+    spec[nm + nr + w] = backend == FZ_PYPTO ? (Spec){W_PYPTO, first + shards(o) * w, shards(o) * npy, have_rt ? &rt : NULL, &pb}
+                                            : (Spec){W_PYPTO, 0, o->pypto_every > 0 ? o->pypto_every : 16, have_rt ? &rt : NULL, &pb};
   Shared *sh = mmap(NULL, sizeof(Shared) * (size_t)nw, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (sh == MAP_FAILED) die("mmap: %s", strerror(errno));
-  Kid kids[MAXJOBS + 1];
+  /* the PyPTO drivers' work directories live in one of the campaign's, removed at
+   * the end whatever stopped the run (a killed worker cannot remove its own) */
+  char work[PATH_MAX] = "";
+  if (npy) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(work, sizeof work, "%s/ptofuzz-run-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+    if (!mkdtemp(work)) die("mkdtemp: %s", strerror(errno));
+    setenv("TMPDIR", work, 1);
+  }
+  Kid kids[2 * MAXJOBS + 1];
   memset(kids, 0, sizeof kids);
   double t0 = fz_now(), deadline = t0 + (o->seconds > 0 ? o->seconds : 60), last = t0;
-  for (int w = 0; w < nm; w++) spawn(&p, &kids[w], &sh[w], jobs, (o->shard_n > 1 ? o->shard_i : 0) + shards(o) * w, deadline, NULL);
-  if (nw > nm) spawn(&p, &kids[nm], &sh[nm], jobs, 0, deadline, &rt);
+  for (int w = 0; w < nw; w++) spawn(&p, &kids[w], &sh[w], jobs, &spec[w], deadline);
   int live = nw;
   while (live) {
-    struct pollfd pf2[MAXJOBS + 2];
+    struct pollfd pf2[2 * MAXJOBS + 2];
     int n = 0;
     for (int w = 0; w < nw; w++)
       if (kids[w].fd >= 0) pf2[n].fd = kids[w].fd, pf2[n].events = POLLIN, n++;
@@ -623,7 +764,8 @@ int fz_run(const FzRunOpts *o) {
         const char *code = hung ? "watchdog" : WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit";
         lost(&p, &sh[w], in, hung ? "hang" : "crash", code);
         Shared keep = sh[w];
-        spawn(&p, &kids[w], &sh[w], jobs, in + jobs * shards(o), deadline, NULL);
+        Spec again = {W_MODEL, in + jobs * shards(o), 0, NULL, NULL};
+        spawn(&p, &kids[w], &sh[w], jobs, &again, deadline);
         sh[w].kernels = keep.kernels + 1, sh[w].valid = keep.valid + 1, sh[w].findings = keep.findings + 1;
         for (int v = 0; v < ORC_NVARIANT; v++)
           sh[w].unsup[v] = keep.unsup[v], sh[w].refused[v] = keep.refused[v], sh[w].mayref[v] = keep.mayref[v];
@@ -632,9 +774,11 @@ int fz_run(const FzRunOpts *o) {
         sh[w].t_sim = keep.t_sim, sh[w].t_compare = keep.t_compare;
         continue;
       }
-      if (w == nm && (!WIFEXITED(st) || WEXITSTATUS(st))) {   /* ptofuzz's own real worker died: ours, not the tools' */
-        fprintf(stderr, "ptofuzz: the real back end's worker died (%s) with kernel %lld in flight\n",
-                WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit", (long long)in);
+      if (w >= nm && (!WIFEXITED(st) || WEXITSTATUS(st))) {   /* ptofuzz's own real worker died: ours, not the tools' */
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 4)   /* 4: its PyPTO would not start, said on stderr */
+          fprintf(stderr, "ptofuzz: the %s back end's worker died (%s) with kernel %lld in flight\n",
+                  spec[w].kind == W_REAL ? "real" : "PyPTO", WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit",
+                  (long long)in);
         p.crashes++;
         sh[w].next = INT64_MAX;
       }
@@ -648,6 +792,9 @@ int fz_run(const FzRunOpts *o) {
     if (!o->quiet && t - last >= 1.0 && nm) {
       status(sh, nm, t - t0, p.nseen, false, stderr);
       last = t;
+    } else if (!o->quiet && t - last >= (isatty(2) ? 1.0 : 30.0) && npy) {
+      status_py(sh, nm + nr, nw, t - t0, p.nseen, false, stderr);
+      last = t;
     }
   }
   commit_upto(&p, INT64_MAX);
@@ -655,12 +802,21 @@ int fz_run(const FzRunOpts *o) {
   int64_t k = 0, valid = 0;
   for (int w = 0; w < nm; w++) k += sh[w].kernels, valid += sh[w].valid;
   if (!o->quiet && nm) status(sh, nm, secs, p.nseen, true, stderr);
-  char real[200] = "";
-  if (nw > nm) {
+  else if (!o->quiet && npy) status_py(sh, nm + nr, nw, secs, p.nseen, true, stderr);
+  char real[400] = "";
+  if (nr) {
     const Shared *r = &sh[nm];
     if (!nm) k = r->real_kernels, valid = r->real_kernels;
     snprintf(real, sizeof real, " real_kernels=%lld real_checks=%lld real_errors=%lld", (long long)r->real_kernels,
              (long long)r->real_checks, (long long)r->real_errors);
+  }
+  if (npy) {                                    /* PyPTO's checks and its tool errors, apart */
+    int64_t pk = 0, pc = 0, pr = 0, pe = 0;
+    for (int w = nm + nr; w < nw; w++) pk += sh[w].py_kernels, pc += sh[w].py_checks, pr += sh[w].py_ran, pe += sh[w].py_errors;
+    if (!nm && !nr) k = pk, valid = pk;
+    size_t l = strlen(real);
+    snprintf(real + l, sizeof real - l, " pypto_kernels=%lld pypto_checks=%lld pypto_runs=%lld pypto_errors=%lld",
+             (long long)pk, (long long)pc, (long long)pr, (long long)pe);
   }
   /* the row is ended whatever stopped the run: kernels, seconds, end */
   bool ended = db_campaign_end(db, p.campaign, k, secs);
@@ -681,7 +837,10 @@ int fz_run(const FzRunOpts *o) {
          (long long)k, k ? (double)valid / k : 0.0, (long long)p.committed, p.nseen, secs, secs > 0 ? k / secs : 0.0, real,
          (unsigned long long)o->seed, stopped, o->db);
   fflush(stdout);
-  int rc = nw > nm && sh[nm].real_checks && sh[nm].real_errors == sh[nm].real_checks ? 2 : 0;   /* the tools never ran */
+  int rc = nr && sh[nm].real_checks && sh[nm].real_errors == sh[nm].real_checks ? 2 : 0;   /* the tools never ran */
+  for (int w = nm + nr; w < nw; w++)
+    if (sh[w].py_checks && sh[w].py_errors >= sh[w].py_checks) rc = 2;
+  if (*work) orc_rm_rf(work);
   if (p.dberr[0]) {
     fprintf(stderr, "ptofuzz: run: stopped: a finding could not be recorded in %s: %s\n", o->db, p.dberr);
     if (!ended && !strstr(p.dberr, "ending the campaign"))
@@ -752,9 +911,75 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
   return errors && errors == tm.jobs ? 2 : 0;
 }
 
+/* The PyPTO back end: kernels per CPU-second of this process and every child
+ * (the driver, closed before the count so its time is in it; ptoas, the C++
+ * compiler, the programs), on one core; the phase shares are of the time the
+ * phases took. --pypto-checks=ab leaves check (c) out. */
+static int bench_pypto(const FzRunOpts *o, const FzPolicy *pol) {
+  PyptoBuild pb;
+  char why[300];
+  if (orc_pypto_builds(o->pypto, &pb, 1, why, sizeof why) != 1) {
+    fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable PyPTO: %s\n", why);
+    return 2;
+  }
+  RealTools rt;
+  bool have_rt = !o->pypto_ab && orc_real_find(&rt, o->ptoas, o->pto_isa);
+  if (!o->pypto_ab && !have_rt) fprintf(stderr, "ptofuzz: note: no real toolchain (%s): check (c) is left out\n", rt.why);
+  int B = o->pypto_batch > 0 ? o->pypto_batch : 8;
+  PyCase *pc = calloc((size_t)B, sizeof *pc);
+  char **text = calloc((size_t)B, sizeof *text);
+  Src *src = calloc((size_t)B, sizeof *src);
+  if (!pc || !text || !src) die("out of memory");
+  struct rusage r0, c0;
+  getrusage(RUSAGE_SELF, &r0), getrusage(RUSAGE_CHILDREN, &c0);
+  double t0 = fz_now();
+  PyDrv *d = orc_pypto_open(&pb, o->pypto_timeout, why, sizeof why);
+  if (!d) {
+    fprintf(stderr, "ptofuzz: error[E-TOOL]: PyPTO %s: %s\n", pb.dir, why);
+    free(pc), free(text), free(src);
+    return 2;
+  }
+  PyTimes tm = {0};
+  int64_t i = 0, findings = 0;
+  while (o->count ? i < o->count : fz_now() - t0 < o->seconds) {
+    int nb = 0;
+    for (; nb < B && (!o->count || i < o->count); nb++, i++) {
+      size_t len;
+      text[nb] = fz_kernel_text(pol, o->seed, i, &len);
+      src[nb] = (Src){"kernel", text[nb], len};
+      pc[nb] = (PyCase){.src = &src[nb], .input_seed = fz_kernel_seed(o->seed, i), .only = -1};
+    }
+    orc_pypto_check(d, have_rt ? &rt : NULL, pc, nb, &(RealOpts){.jobs = 1, .batch = tu_batch(nb, 1)}, &tm);
+    for (int q = 0; q < nb; q++) {
+      for (int v = 0; v < pc[q].n; v++) findings += orc_is_finding(pc[q].r[v].out);
+      free(text[q]);
+    }
+  }
+  char hello[200];
+  snprintf(hello, sizeof hello, "%s", orc_pypto_hello(d));
+  orc_pypto_close(d);
+  struct rusage r1, c1;
+  getrusage(RUSAGE_SELF, &r1), getrusage(RUSAGE_CHILDREN, &c1);
+#define TV(a, b) ((a.ru_utime.tv_sec - b.ru_utime.tv_sec) + (a.ru_utime.tv_usec - b.ru_utime.tv_usec) / 1e6 + \
+                  (a.ru_stime.tv_sec - b.ru_stime.tv_sec) + (a.ru_stime.tv_usec - b.ru_stime.tv_usec) / 1e6)
+  double cpu = TV(r1, r0) + TV(c1, c0), wall = fz_now() - t0;
+#undef TV
+  double sum = tm.translate + tm.pypto + tm.torch + tm.ptoas + tm.cxx + tm.run + tm.compare;
+  if (sum <= 0) sum = 1;
+  printf("throughput: backend=pypto kernels_per_s_per_core=%.3f translate=%.3f pypto=%.3f torch=%.3f ptoas=%.3f cxx=%.3f "
+         "run=%.3f compare=%.3f\n", cpu > 0 ? i / cpu : 0.0, tm.translate / sum, tm.pypto / sum, tm.torch / sum,
+         tm.ptoas / sum, tm.cxx / sum, tm.run / sum, tm.compare / sum);
+  printf("# kernels=%lld checks=%s pypto_programs=%d pto_isa_runs=%d cpu_s=%.1f wall_s=%.1f batch=%d tool_errors=%lld "
+         "findings=%lld pypto=%.12s %s\n", (long long)i, have_rt ? "abc" : "ab", tm.checks, tm.ran, cpu, wall, B,
+         (long long)tm.errors, (long long)findings, pb.commit, hello);
+  free(pc), free(text), free(src);
+  return tm.errors && tm.errors >= tm.checks ? 2 : 0;
+}
+
 int fz_bench_throughput(const FzRunOpts *o) {
   FzPolicy pol;
   if (!load_policy(o, &pol)) return 1;
+  if (o->backend & FZ_PYPTO) return bench_pypto(o, &pol);
   if (o->backend & FZ_PTOAS) return bench_real(o, &pol);
   Shared sh = {0};
   double t0 = fz_now(), c0 = cpu_s();

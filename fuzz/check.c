@@ -2,6 +2,7 @@
  *
  *   pto-check [PATH...] [--bugs=LIST|all] [--db=F] [--backend=model]
  *   pto-check --backend=ptoas [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [PATH...]
+ *   pto-check --backend=pypto [--pypto=DIR] [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [PATH...]
  *
  * Consumes reproducers (every *.ptk of corpus/regress/ by default; a PATH is a
  * file or a directory, whose *.ptk files are taken in byte order of their
@@ -41,6 +42,15 @@
  * is `1..0 # SKIP no real toolchain: WHY` and the exit status 0 — unless
  * --ptoas or --pto-isa named it: then it is a usage error.
  *
+ * --backend=pypto replays reproducers of the PyPTO back end (DESIGN section 16;
+ * every *.ptk of corpus/pypto/ by default) through ptoc's translation, PyPTO
+ * (--pypto=DIR, else $PYPTO, else ../shared/third_party/pypto/b25b25a4a), its
+ * pass dumps on torch, and ptoas + pto-isa where the real toolchain is found,
+ * in this process (the tools are children under their own limits). Headers as
+ * for ptoas, with pypto:MODE signatures. Without a usable PyPTO (or torch) the
+ * output is `1..0 # SKIP no PyPTO: WHY` and the exit status 0, unless --pypto
+ * named it.
+ *
  * Exit status: 0 all ok, 3 some not ok, 1 usage or input errors (a path that
  * cannot be read, an unknown defect name, a database that cannot be opened,
  * nothing to check: no reproducer and no database case, unless
@@ -78,15 +88,17 @@ typedef struct {
   Repro *v;
   int n, cap;
   int errors;                                   /* input errors (exit 1) */
-  bool real;                                    /* --backend=ptoas */
+  bool real;                                    /* --backend=ptoas or pypto */
+  const char *prefix;                           /* the real back end's signatures: "ptoas:" or "pypto:" */
 } List;
 
 static int usage(FILE *f, int rc) {
   fputs("usage: pto-check [PATH...] [--bugs=LIST|all] [--db=F] [--backend=model] [--allow-empty]\n"
         "       pto-check --backend=ptoas [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [--allow-empty] [PATH...]\n"
+        "       pto-check --backend=pypto [--pypto=DIR] [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [PATH...]\n"
         "       pto-check --help | --version\n"
         "  replays reproducers (default: every *.ptk in corpus/regress/, with --backend=ptoas\n"
-        "  in corpus/real/) and prints TAP; exit 0 all ok, 3 some not ok, 1 usage or input error\n"
+        "  in corpus/real/, with --backend=pypto in corpus/pypto/) and prints TAP; exit 0 all ok, 3 some not ok, 1 usage or input error\n"
         "  (nothing to check is an error unless --allow-empty)\n", f);
   return rc;
 }
@@ -169,18 +181,19 @@ static void check_sig(const char *kind, const char *sig, char *why, size_t n) {
 /* A real back end's signature: six non-empty '|'-separated fields without
  * blanks, a finding kind, a real mode (ptoas:none, ptoas:up_down,
  * ptoas:left_right). Empty string if fine, else why not. */
-static void check_real_sig(const char *sig, char *why, size_t n) {
+static void check_real_sig(const char *sig, const char *pre, char *why, size_t n) {
   char f[6][FZ_SIGLEN];
   why[0] = 0;
   if (strlen(sig) >= FZ_SIGLEN) return (void)snprintf(why, n, "signature '%.40s...' is too long", sig);
   if (sig[strcspn(sig, " \t")]) return (void)snprintf(why, n, "signature '%s' holds a blank", sig);
   int nf = sig_fields(sig, f, why, n);
   if (nf < 0) return;
-  if (nf != 6) return (void)snprintf(why, n, "signature '%s' has %d fields, not 6 (kind|ptoas:MODE|code|op|pass|pattern)", sig, nf);
+  if (nf != 6) return (void)snprintf(why, n, "signature '%s' has %d fields, not 6 (kind|%sMODE|code|op|pass|pattern)", sig, nf, pre);
   if (!is_kind(f[0])) return (void)snprintf(why, n, "signature '%s': '%s' is not a finding kind", sig, f[0]);
-  if (strcmp(f[1], "ptoas:none") && strcmp(f[1], "ptoas:up_down") && strcmp(f[1], "ptoas:left_right"))
-    snprintf(why, n, "signature '%s': '%s' is not a real back end's mode (ptoas:none, ptoas:up_down, ptoas:left_right)",
-             sig, f[1]);
+  size_t k = strlen(pre);
+  if (strncmp(f[1], pre, k) || (strcmp(f[1] + k, "none") && strcmp(f[1] + k, "up_down") && strcmp(f[1] + k, "left_right")))
+    snprintf(why, n, "signature '%s': '%s' is not a mode of this back end (%snone, %sup_down, %sleft_right)", sig, f[1],
+             pre, pre, pre);
 }
 
 static int bug_index(const char *name) {
@@ -212,7 +225,7 @@ static bool header_like(const char *s) {
 /* Read the header lines. A malformed or missing header makes the file `not
  * ok` (r->bad); false (message printed) only on an input error, an unknown
  * defect name. */
-static bool parse_headers(Repro *r, bool real) {
+static bool parse_headers(Repro *r, bool real, const char *prefix) {
   bool expect = false;
   int line = 0;
   for (const char *p = r->text; *p;) {
@@ -243,7 +256,7 @@ static bool parse_headers(Repro *r, bool real) {
       if (expect) bad(r, line, "a second '# expect:' line%s", "");
       else if (real && strcmp(v, "clean")) {
         char why[300];
-        check_real_sig(v, why, sizeof why);
+        check_real_sig(v, prefix, why, sizeof why);
         if (why[0]) bad(r, line, "%s", why);
         else snprintf(r->sig, sizeof r->sig, "%s", v);
       } else if (strcmp(v, "clean")) bad(r, line, "unsupported expectation '%s' (only 'clean')", v);
@@ -297,7 +310,7 @@ static void add_file(List *l, const char *path) {
   r->path = xstrdup(path);
   r->text = text;
   r->len = len;
-  if (!parse_headers(r, l->real)) l->errors++;
+  if (!parse_headers(r, l->real, l->prefix)) l->errors++;
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -341,7 +354,7 @@ static void add_path(List *l, const char *path, bool must_exist) {
 static void db_case(void *ctx, int64_t finding, const char *signature, const char *kernel) {
   List *l = ctx;
   const char *mode = strchr(signature, '|');
-  if (l->real && !(mode && !strncmp(mode + 1, "ptoas:", 6))) return;   /* the real back end: its own findings */
+  if (l->real && !(mode && !strncmp(mode + 1, l->prefix, 6))) return;   /* a real back end: its own findings */
   Repro *r = push(l);
   char name[FZ_SIGLEN + 64];
   snprintf(name, sizeof name, "db finding %lld %s", (long long)finding, signature);
@@ -482,6 +495,8 @@ static int real_check(const List *l, const FzReal *t) {
 
 int main(int argc, char **argv) {
   const char *bugs_text = getenv("PTOFUZZ_BUGS"), *db = NULL, *backend = "model", *ptoas = NULL, *isa = NULL;
+  const char *pypto = NULL;
+  double pytime = 0;
   bool bugs_flag = false, allow_empty = false;
   int jobs = 0;
   List l = {0};
@@ -496,6 +511,9 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--backend=", 10)) backend = a + 10;
     else if (!strncmp(a, "--ptoas=", 8) && a[8]) ptoas = a + 8;
     else if (!strncmp(a, "--pto-isa=", 10) && a[10]) isa = a + 10;
+    else if (!strncmp(a, "--pypto=", 8) && a[8]) pypto = a + 8;
+    else if (!strncmp(a, "--pypto-timeout=", 16) && (pytime = atof(a + 16)) > 0) {
+    }
     else if (!strncmp(a, "--jobs=", 7)) {
       char *e;
       long j = strtol(a + 7, &e, 10);
@@ -509,13 +527,19 @@ int main(int argc, char **argv) {
       return usage(stderr, 1);
     } else npaths++;
   }
-  l.real = !strcmp(backend, "ptoas");
+  bool py = !strcmp(backend, "pypto");
+  l.real = py || !strcmp(backend, "ptoas");
+  l.prefix = py ? "pypto:" : "ptoas:";
   if (!l.real && strcmp(backend, "model")) {
-    fprintf(stderr, "pto-check: unknown back end '%s' (model or ptoas)\n", backend);
+    fprintf(stderr, "pto-check: unknown back end '%s' (model, ptoas or pypto)\n", backend);
     return usage(stderr, 1);
   }
   if (!l.real && (ptoas || isa || jobs)) {
-    fputs("pto-check: --ptoas, --pto-isa and --jobs apply to --backend=ptoas\n", stderr);
+    fputs("pto-check: --ptoas, --pto-isa and --jobs apply to --backend=ptoas or pypto\n", stderr);
+    return usage(stderr, 1);
+  }
+  if (!py && (pypto || pytime)) {
+    fputs("pto-check: --pypto and --pypto-timeout apply to --backend=pypto\n", stderr);
     return usage(stderr, 1);
   }
   if (l.real && bugs_flag) {                    /* the defects' signatures are the model's */
@@ -527,7 +551,8 @@ int main(int argc, char **argv) {
   if (!l.real && !all && !ir_bugs_option("pto-check", bugs_text, &bugs)) return 1;
   for (int i = 1; i < argc; i++)
     if (argv[i][0] != '-' || !argv[i][1]) add_path(&l, argv[i], true);
-  if (!npaths) add_path(&l, l.real ? "corpus/real" : "corpus/regress", false);
+  const char *dflt = py ? "corpus/pypto" : l.real ? "corpus/real" : "corpus/regress";
+  if (!npaths) add_path(&l, dflt, false);
   if (!l.errors && db && !add_db(&l, db)) l.errors++;
   int failed = 0;
   FzReal *t = NULL;
@@ -535,10 +560,25 @@ int main(int argc, char **argv) {
     failed = -1;
   } else if (!l.n && !allow_empty) {            /* run from elsewhere, an empty directory: not a pass */
     fprintf(stderr, "pto-check: nothing to check: no reproducers in %s%s (--allow-empty accepts that)\n",
-            npaths ? "the given paths" : l.real ? "corpus/real/" : "corpus/regress/", db ? " nor fixed findings in the database" : "");
+            npaths ? "the given paths" : dflt, db ? " nor fixed findings in the database" : "");
     failed = -1;
   } else if (!l.n) {
     puts("1..0 # SKIP no reproducers");
+  } else if (py) {
+    char why[300];
+    if (!(t = fz_pypto_open(pypto, ptoas, isa, jobs, pytime, why, sizeof why))) {
+      if (pypto) {                              /* asked for by name: not a machine without it */
+        fprintf(stderr, "pto-check: no usable PyPTO: %s\n", why);
+        failed = -1;
+      } else {
+        one_line(why);
+        printf("1..0 # SKIP no PyPTO: %s\n", why);
+      }
+    } else {
+      printf("1..%d\n# PyPTO: %s\n", l.n, fz_pypto_commit(t));
+      fflush(stdout);
+      failed = real_check(&l, t);
+    }
   } else if (l.real) {
     char why[300];
     if (!(t = fz_real_open(ptoas, isa, jobs, why, sizeof why))) {

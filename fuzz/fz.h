@@ -352,14 +352,19 @@ typedef struct {
   int trials;                                   /* bench defects: campaigns per defect */
   const char *engine, *engine_bin;              /* bench defects --engine=libfuzzer|afl, its binary (bench.c) */
   const char *engine_seeds;                     /* bench defects --seeds=DIR: libFuzzer's read-only seed corpus */
-  /* the back ends (DESIGN section 13): FZ_MODEL, FZ_PTOAS or both */
+  /* the back ends (DESIGN sections 13, 16): FZ_MODEL, FZ_PTOAS, FZ_PYPTO, or a union */
   int backend;
   int real_every;                               /* the real back end checks kernel i when i % real_every == 0 */
   int real_batch;                               /* kernels per real batch; 0: 32 */
   const char *ptoas, *pto_isa;                  /* toolchain flags, or NULL (orc_real_find) */
+  int pypto_every;                              /* beside the model: PyPTO checks kernel i when i % pypto_every == 0 */
+  int pypto_batch;                              /* kernels per PyPTO batch (check (c) compiles them together); 0: 8 */
+  const char *pypto;                            /* --pypto=DIR (one build), or NULL (orc_pypto_builds) */
+  double pypto_timeout;                         /* seconds per PyPTO program; 0: 30 */
+  bool pypto_ab;                                /* --pypto-checks=ab: PyPTO's checks (a) and (b) only, no ptoas */
   int64_t shard_i, shard_n;                     /* --shard=I/N: kernels i with i mod N = I; shard_n 0: all */
 } FzRunOpts;
-enum { FZ_MODEL = 1, FZ_PTOAS = 2 };
+enum { FZ_MODEL = 1, FZ_PTOAS = 2, FZ_PYPTO = 4 };
 enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random schedule 1 in 8 (docs/decisions.md) */
 
 int fz_run(const FzRunOpts *o);                 /* exit status */
@@ -417,9 +422,18 @@ typedef struct FzReal FzReal;                   /* the toolchain found, and how 
 FzReal *fz_real_open(const char *ptoas, const char *isa, int jobs, char *why, size_t n);
 void fz_real_free(FzReal *t);
 const char *fz_real_version(const FzReal *t);   /* ptoas's version line */
-enum { FZ_NREAL = 4 };                          /* ORC_NREAL: ptoas:none@a3 ptoas:none@a5 ptoas:up_down@T ptoas:left_right@T */
+/* The PyPTO back end (DESIGN section 16) through the same interface: the build
+ * at dir (NULL: orc_pypto_builds' default), its driver started at once and kept
+ * for every replay (in this process: the driver is a child of its own, under
+ * time limits); check (c) where the real toolchain (ptoas, isa) is found. */
+FzReal *fz_pypto_open(const char *dir, const char *ptoas, const char *isa, int jobs, double timeout_s, char *why,
+                      size_t n);
+const char *fz_pypto_commit(const FzReal *t);  /* the PyPTO build's commit, NULL for ptoas */
+enum { FZ_NREAL = 12 };                         /* ORC_NREAL (ptoas:none@a3 ptoas:none@a5 ptoas:up_down@T
+                                                   ptoas:left_right@T) and ORC_PYPTO_MAXR (3 checks of each) */
 typedef struct {
-  char name[32];                                /* ptoas:MODE@a3|a5 */
+  char name[32];                                /* ptoas:MODE@a3|a5, pypto:MODE@a3|a5 */
+  char check;                                   /* PyPTO: 'a', 'b' or 'c'; ptoas: 0 */
   char outcome[16];                             /* orc_outcome_name */
   char code[48];
   char sig[FZ_SIGLEN];                          /* a finding's signature, else "" */
@@ -431,7 +445,7 @@ typedef struct {
   size_t len;
   uint32_t bugs;
   uint64_t input_seed;                          /* `ptofuzz diff --backend=ptoas` uses 0 */
-  const char *only;                             /* a variant name (ptoas:up_down@a3): that one alone; NULL: every one */
+  const char *only;                             /* a variant name (ptoas:up_down@a3, pypto:...): that one alone; NULL: every one */
   /* out */
   FzVerdict v;                                  /* invalid and why; the findings' distinct signatures */
   bool clean;                                   /* valid, and every variant ok or unsupported */

@@ -37,14 +37,17 @@
 static const struct {
   const char *cmd, *text;
 } usages[] = {
-    {"diff", "ptofuzz diff FILE [--bugs=LIST|all] [--seed=N] [--inputs=full|k16] [--backend=model|ptoas|both] [--ptoas=P] [--pto-isa=D]\n"
+    {"diff", "ptofuzz diff FILE [--bugs=LIST|all] [--seed=N] [--inputs=full|k16] [--backend=model|ptoas|both|pypto|all]\n"
+             "                  [--ptoas=P] [--pto-isa=D] [--pypto=DIR[,DIR...]] [--pypto-timeout=S]\n"
              "                  [--jobs=J] [--keep-work]     exit 0 clean, 3 finding; honours FILE's # flags: / # seed:\n"},
     {"run", "ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST|all] [--policy=F]\n"
-            "                [--random-every=N] [--backend=model|ptoas|both] [--real-every=N] [--real-batch=N]\n"
+            "                [--random-every=N] [--backend=model|ptoas|both|pypto] [--real-every=N] [--real-batch=N]\n"
+            "                [--pypto=DIR] [--pypto-every=N] [--pypto-batch=N] [--pypto-timeout=S] [--pypto-checks=ab|abc]\n"
             "                [--ptoas=P] [--pto-isa=D] [--quiet] [--shard=I/N]     no --seed: a fresh random seed\n"},
     {"gen", "ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--bytes-out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]\n"},
     {"bench", "ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST|all]\n"
-              "                [--random-every=N] [--backend=model|ptoas] [--jobs=J] [--real-batch=N]\n"
+              "                [--random-every=N] [--backend=model|ptoas|pypto] [--jobs=J] [--real-batch=N]\n"
+              "                [--pypto=DIR] [--pypto-checks=ab|abc] [--pypto-batch=N]\n"
               "ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
               "ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N] [--seeds=DIR]\n"
               "ptofuzz bench scale [--sizes=N,...] [--kinds=loads,transfers,params] [--phases=compile,emit,reference]\n"
@@ -54,11 +57,11 @@ static const struct {
            "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
            "ptofuzz db merge F... [--db=F]     fold F... into the database (default findings.db)\n"},
     {"import", "ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST|all]     engine crash files -> findings\n"},
-    {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE]     a finding's triage report\n"},
+    {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE] [--pypto=DIR[,DIR...]]     a finding's triage report\n"},
     {"dashboard", "ptofuzz dashboard [--db=F] -o DIR     a static HTML page over the database\n"},
     {"reduce", "ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST|all] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
-               "                [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]\n"
-               "ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]\n"},
+               "                [--backend=model|ptoas|pypto] [--ptoas=P] [--pto-isa=D] [--pypto=DIR] [--jobs=J]\n"
+               "ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas|pypto] [...]\n"},
 };
 enum { NUSAGE = sizeof usages / sizeof *usages };
 
@@ -153,10 +156,16 @@ static bool kernel_opt(const char *a, FzRunOpts *o) {
   double v;
   const char *b;
   if (flag(a, "--backend=", &b)) {
-    o->backend = !strcmp(b, "model") ? FZ_MODEL : !strcmp(b, "ptoas") ? FZ_PTOAS : !strcmp(b, "both") ? FZ_MODEL | FZ_PTOAS : -1;
+    o->backend = !strcmp(b, "model") ? FZ_MODEL : !strcmp(b, "ptoas") ? FZ_PTOAS : !strcmp(b, "both") ? FZ_MODEL | FZ_PTOAS
+               : !strcmp(b, "pypto") ? FZ_PYPTO : -1;
     return o->backend > 0;                      /* an unknown back end: a usage error that names it */
   }
   if (num(a, "--real-every=", &v) && v >= 1) o->real_every = (int)v;
+  else if (num(a, "--pypto-every=", &v) && v >= 1) o->pypto_every = (int)v;
+  else if (num(a, "--pypto-batch=", &v) && v >= 1 && v <= 256) o->pypto_batch = (int)v;
+  else if (num(a, "--pypto-timeout=", &v) && v > 0) o->pypto_timeout = v;
+  else if (flag(a, "--pypto=", &o->pypto)) {
+  } else if (!strcmp(a, "--pypto-checks=ab") || !strcmp(a, "--pypto-checks=abc")) o->pypto_ab = a[17] == 0;
   else if (num(a, "--real-batch=", &v) && v >= 1) o->real_batch = (int)v;
   else if (flag(a, "--ptoas=", &o->ptoas) || flag(a, "--pto-isa=", &o->pto_isa)) {
   } else if (num(a, "--time=", &v)) o->seconds = v, o->count = 0;
@@ -185,10 +194,17 @@ static int run(int argc, char **argv) {
   if (!seeded) o.seed = fresh_seed();           /* printed on the summary line, kept in the campaign row */
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
   if (o.backend < 0) {
-    fputs("ptofuzz: run: --backend= takes model, ptoas or both\n", stderr);
+    fputs("ptofuzz: run: --backend= takes model, ptoas, both or pypto\n", stderr);
     return 1;
   }
   if (o.backend == (FZ_MODEL | FZ_PTOAS) && !o.real_every) o.real_every = 64;   /* both: a sample on the real back end */
+  if (o.pypto_every) {
+    if (o.backend && o.backend != FZ_MODEL) {
+      fputs("ptofuzz: run: --pypto-every=N samples PyPTO beside the model (--backend=model)\n", stderr);
+      return 1;
+    }
+    o.backend = FZ_MODEL | FZ_PYPTO;
+  }
   return fz_run(&o);
 }
 
@@ -353,8 +369,8 @@ static int bench(int argc, char **argv) {
     else if (!kernel_opt(argv[i], &o)) return bad_arg("bench throughput", argv[i], NULL);
   }
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
-  if (o.backend < 0 || o.backend == (FZ_MODEL | FZ_PTOAS)) {
-    fputs("ptofuzz: bench throughput: '--backend=both' is not a benchmark (model or ptoas)\n", stderr);
+  if (o.backend < 0 || (o.backend != FZ_MODEL && o.backend != FZ_PTOAS && o.backend != FZ_PYPTO)) {
+    fputs("ptofuzz: bench throughput: '--backend=both' is not a benchmark (model, ptoas or pypto)\n", stderr);
     return usage_of("bench", stderr, 1);
   }
   return fz_bench_throughput(&o);
@@ -484,7 +500,8 @@ static void report_rest(const VarResult *r) {
     char sig[200];
     orc_signature(r, sig, sizeof sig);
     printf(" sig=%s", sig);
-    if (r->same_as) printf(" same_as=%s", orc_variants[r->same_as - 1]);
+    if (r->same_as && r->backend == 2) printf(" same_as=pypto:none@%s", r->same_as == 1 ? "a3" : "a5");
+    else if (r->same_as) printf(" same_as=%s", orc_variants[r->same_as - 1]);
   }
   putchar('\n');
   if (r->out != OUT_OK) printf("  # %s\n", r->detail);
@@ -502,6 +519,45 @@ static void report(void *ctx, const VarResult *r) {
 static void report_real(const VarResult *r) {
   printf("variant=%s outcome=%s code=%s", orc_variant_name(r), orc_outcome_name(r->out), r->code);
   report_rest(r);
+}
+
+/* The kernel through PyPTO (each build of the list), the real toolchain rt (or
+ * NULL) behind it for check (c); 0 clean, 3 finding, 2 the tools failed, -2
+ * no usable PyPTO (said on stderr). */
+static int diff_pypto(const Src *src, uint64_t seed, const char *list, double timeout, const RealTools *rt, int jobs,
+                      bool keep) {
+  PyptoBuild b[ORC_PYPTO_MAXB];
+  char why[300];
+  int nb = orc_pypto_builds(list, b, ORC_PYPTO_MAXB, why, sizeof why);
+  if (nb < 0) {
+    fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable PyPTO: %s\n", why);
+    return -2;
+  }
+  int rc = 0;
+  for (int k = 0; k < nb; k++) {
+    PyDrv *d = orc_pypto_open(&b[k], timeout, why, sizeof why);
+    if (!d) {
+      fprintf(stderr, "ptofuzz: error[E-TOOL]: PyPTO %s: %s\n", b[k].dir, why);
+      return -2;
+    }
+    PyCase pc = {.src = src, .input_seed = seed, .only = -1};
+    orc_pypto_check(d, rt, &pc, 1, &(RealOpts){.jobs = jobs, .keep = keep}, NULL);
+    orc_pypto_close(d);
+    if (pc.invalid) {
+      fputs("invalid: ", stdout);
+      ir_diag_print(stdout, src, &pc.why);
+      return 1;
+    }
+    for (int i = 0; i < pc.n; i++) {
+      const VarResult *r = &pc.r[i];
+      if (nb > 1) printf("pypto=%.9s ", b[k].commit);
+      printf("variant=%s check=%c outcome=%s code=%s", orc_variant_name(r), r->check, orc_outcome_name(r->out), r->code);
+      report_rest(r);
+    }
+    fflush(stdout);
+    rc = pc.finding || rc == 3 ? 3 : pc.toolerr ? 2 : rc;
+  }
+  return rc;
 }
 
 /* The real toolchain, or a coded error (exit 2: the environment, not the kernel). */
@@ -550,13 +606,14 @@ static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *
             return false;
           }
           *bugs_set = true;
-        } else if (!strncmp(t, "--backend=", 10) && (!strcmp(t + 10, "model") || !strcmp(t + 10, "ptoas"))) {
-          *backend = !strcmp(t + 10, "ptoas") ? "ptoas" : "model";
+        } else if (!strncmp(t, "--backend=", 10) &&
+                   (!strcmp(t + 10, "model") || !strcmp(t + 10, "ptoas") || !strcmp(t + 10, "pypto"))) {
+          *backend = !strcmp(t + 10, "ptoas") ? "ptoas" : !strcmp(t + 10, "pypto") ? "pypto" : "model";
         } else if (!strcmp(t, "--inputs=full") || !strcmp(t, "--inputs=k16")) {
           *inputs = t[9] == 'f';
         } else if (strcmp(t, "schedule=rr") && strcmp(t, "schedule=random")) {
           /* diff runs both schedules: the schedule a campaign saw it under is covered */
-          fprintf(stderr, "%s:%d: error: # flags: unknown flag '%s' (--bugs=LIST, --backend=model|ptoas, "
+          fprintf(stderr, "%s:%d: error: # flags: unknown flag '%s' (--bugs=LIST, --backend=model|ptoas|pypto, "
                           "--inputs=full|k16, schedule=rr|random)\n", file, line, t);
           return false;
         }
@@ -578,8 +635,11 @@ static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *
   return true;
 }
 
+static int diff_model(const Src *src, const OrcOpts *o);
+
 static int diff(int argc, char **argv) {
-  const char *file = NULL, *backend = NULL, *ptoas = NULL, *isa = NULL;
+  const char *file = NULL, *backend = NULL, *ptoas = NULL, *isa = NULL, *pypto = NULL;
+  double pytime = 0;
   OrcOpts o = {.bisect = true, .sched_seed = 1};
   const char *bugs = NULL;
   double jobs = 2;
@@ -590,6 +650,7 @@ static int diff(int argc, char **argv) {
     else if (!strcmp(argv[i], "--inputs=full") || !strcmp(argv[i], "--inputs=k16")) o.full_inputs = argv[i][9] == 'f', inputs_set = true;
     else if (flag(argv[i], "--bugs=", &bugs) || flag(argv[i], "--backend=", &backend) ||
              flag(argv[i], "--ptoas=", &ptoas) || flag(argv[i], "--pto-isa=", &isa) ||
+             flag(argv[i], "--pypto=", &pypto) || (num(argv[i], "--pypto-timeout=", &pytime) && pytime > 0) ||
              (num(argv[i], "--jobs=", &jobs) && jobs >= 1)) {
     } else if (argv[i][0] == '-') return bad_arg("diff", argv[i], NULL);
     else if (file) return bad_arg("diff", argv[i], "a second FILE");
@@ -627,10 +688,12 @@ static int diff(int argc, char **argv) {
     fprintf(stderr, "diff: from %s's header: --bugs=%s --seed=%llu (random schedule seed %llu)\n", file, names,
             (unsigned long long)o.input_seed, (unsigned long long)o.sched_seed);
   }
-  bool model = !strcmp(backend, "model") || !strcmp(backend, "both");
-  bool real = !strcmp(backend, "ptoas") || !strcmp(backend, "both");
-  if (!model && !real) {
-    fprintf(stderr, "ptofuzz: diff: unknown back end '%s' (model, ptoas or both)\n", backend);
+  bool all = !strcmp(backend, "all");
+  bool model = !strcmp(backend, "model") || !strcmp(backend, "both") || all;
+  bool real = !strcmp(backend, "ptoas") || !strcmp(backend, "both") || all;
+  bool py = !strcmp(backend, "pypto") || all;
+  if (!model && !real && !py) {
+    fprintf(stderr, "ptofuzz: diff: unknown back end '%s' (model, ptoas, both, pypto or all)\n", backend);
     ir_arena_free(A);
     return 1;
   }
@@ -639,12 +702,42 @@ static int diff(int argc, char **argv) {
     ir_arena_free(A);
     return 2;
   }
-  if (!model) {
-    int rc = diff_real(&src, o.input_seed, o.bugs, &tools, jobs < 1 ? 1 : (int)jobs, keep);
-    if (rc != 1) printf("verdict=%s\n", rc == 3 ? "finding" : rc == 2 ? "tool-error" : "clean");
-    ir_arena_free(A);
-    return rc;
+  /* PyPTO's check (c) runs where the real toolchain is; without it (c) is skipped, said on its line */
+  bool have_real = real || orc_real_find(&tools, ptoas, isa);
+  int rc = 0;
+  if (model) {
+    rc = diff_model(&src, &o);
+    if (rc == 1) {
+      ir_arena_free(A);
+      return 1;
+    }
   }
+  if (real) {
+    int r = diff_real(&src, o.input_seed, o.bugs, &tools, jobs < 1 ? 1 : (int)jobs, keep);
+    if (r == 1) {
+      ir_arena_free(A);
+      return 1;
+    }
+    rc = rc == 3 || r == 3 ? 3 : r == 2 ? 2 : rc;
+  }
+  if (py) {
+    int r = diff_pypto(&src, o.input_seed, pypto, pytime, have_real ? &tools : NULL, jobs < 1 ? 1 : (int)jobs, keep);
+    if (r == 1 || r == -2) {
+      ir_arena_free(A);
+      return r == 1 ? 1 : 2;
+    }
+    rc = rc == 3 || r == 3 ? 3 : r == 2 ? 2 : rc;
+  }
+  printf("verdict=%s\n", rc == 3 ? "finding" : rc == 2 ? "tool-error" : "clean");
+  ir_arena_free(A);
+  return rc;
+}
+
+/* The model's variants of one kernel, in a forked child (a crash of the model is
+ * a finding, not the end of diff); its lines printed. 0 clean, 3 finding, 1 invalid. */
+static int diff_model(const Src *src_in, const OrcOpts *oin) {
+  Src src = *src_in;
+  OrcOpts o = *oin;
   int fds[2];
   if (pipe(fds)) die("pipe failed");
   fflush(stdout);
@@ -665,7 +758,6 @@ static int diff(int argc, char **argv) {
       fflush(stdout);
       _exit(1);
     }
-    if (!real) printf("verdict=%s\n", res.finding ? "finding" : "clean");
     fflush(stdout);
     _exit(res.finding ? 3 : 0);
   }
@@ -675,29 +767,19 @@ static int diff(int argc, char **argv) {
   close(fds[0]);
   int st;
   waitpid(pid, &st, 0);
-  if (WIFEXITED(st) && real && WEXITSTATUS(st) != 1) {   /* both: the real back end after the model */
-    int rc = diff_real(&src, o.input_seed, o.bugs, &tools, jobs < 1 ? 1 : (int)jobs, keep);
-    int m = WEXITSTATUS(st);
-    rc = m == 3 || rc == 3 ? 3 : rc == 2 ? 2 : m;
-    printf("verdict=%s\n", rc == 3 ? "finding" : rc == 2 ? "tool-error" : "clean");
-    ir_arena_free(A);
-    return rc;
-  }
-  ir_arena_free(A);
   if (WIFEXITED(st)) return WEXITSTATUS(st);
   DiffCtx d = {-1, o.sched_seed};
   char sn[32];
   sched_name(&d, cur[1], sn, sizeof sn);
   printf("variant=%s schedule=%s outcome=crash code=%s\n", orc_variants[cur[0] % ORC_NVARIANT], sn,
          WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "exit");
-  printf("verdict=finding\n");
   return 3;
 }
 
-/* Is sig a real back end's signature (kind|ptoas:MODE|...)? */
-static bool real_sig(const char *sig) {
+/* The back end of a signature (kind|ptoas:MODE|..., kind|pypto:MODE|...): "ptoas", "pypto", else NULL (the model). */
+static const char *sig_backend(const char *sig) {
   const char *m = sig ? strchr(sig, '|') : NULL;
-  return m && !strncmp(m + 1, "ptoas:", 6);
+  return m && !strncmp(m + 1, "ptoas:", 6) ? "ptoas" : m && !strncmp(m + 1, "pypto:", 6) ? "pypto" : NULL;
 }
 
 /* `reduce`: the kernel from FILE (its first finding's signature unless
@@ -711,9 +793,9 @@ static bool real_sig(const char *sig) {
  * usable real toolchain. */
 static int reduce(int argc, char **argv) {
   const char *file = NULL, *sig = NULL, *out = NULL, *dbpath = "findings.db", *bugs = NULL, *fid = NULL;
-  const char *backend = NULL, *ptoas = NULL, *isa = NULL;
+  const char *backend = NULL, *ptoas = NULL, *isa = NULL, *pypto = NULL;
   bool seeded = false, opt_db = false;
-  double calls = 0, secs = 0, jobs = 0;
+  double calls = 0, secs = 0, jobs = 0, pytime = 0;
   FzCheckOpts co = {.sched_seed = 1};           /* as `ptofuzz diff` */
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
@@ -724,7 +806,8 @@ static int reduce(int argc, char **argv) {
       seeded = true;
     } else if (flag(a, "--signature=", &sig) || flag(a, "--bugs=", &bugs) || flag(a, "--finding=", &fid) ||
                flag(a, "-o=", &out) || flag(a, "--backend=", &backend) || flag(a, "--ptoas=", &ptoas) ||
-               flag(a, "--pto-isa=", &isa)) {
+               flag(a, "--pto-isa=", &isa) || flag(a, "--pypto=", &pypto) ||
+               (num(a, "--pypto-timeout=", &pytime) && pytime > 0)) {
     } else if (flag(a, "--db=", &dbpath)) opt_db = true;
     else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (num(a, "--max-calls=", &calls) || num(a, "--time=", &secs) || (num(a, "--jobs=", &jobs) && jobs >= 1)) {
@@ -740,12 +823,12 @@ static int reduce(int argc, char **argv) {
     fprintf(stderr, "ptofuzz: reduce: %s\n", why);
     return usage_of("reduce", stderr, 1);
   }
-  if (backend && strcmp(backend, "model") && strcmp(backend, "ptoas")) {
-    fprintf(stderr, "ptofuzz: reduce: unknown back end '%s' (model or ptoas)\n", backend);
+  if (backend && strcmp(backend, "model") && strcmp(backend, "ptoas") && strcmp(backend, "pypto")) {
+    fprintf(stderr, "ptofuzz: reduce: unknown back end '%s' (model, ptoas or pypto)\n", backend);
     return 1;
   }
   if ((ptoas || isa || jobs) && backend && !strcmp(backend, "model")) {
-    fputs("ptofuzz: reduce: --ptoas, --pto-isa and --jobs apply to --backend=ptoas\n", stderr);
+    fputs("ptofuzz: reduce: --ptoas, --pto-isa and --jobs apply to --backend=ptoas or pypto\n", stderr);
     return 1;
   }
   char *text = NULL, err[256];
@@ -779,6 +862,7 @@ static int reduce(int argc, char **argv) {
     /* flags as a campaign writes them: "--bugs=LIST schedule=rr|random" or "--bugs=LIST --backend=ptoas" */
     for (char *t = strtok(dc.flags, " "); t; t = strtok(NULL, " "))
       if (!strcmp(t, "--backend=ptoas") && !backend) backend = "ptoas";
+      else if (!strcmp(t, "--backend=pypto") && !backend) backend = "pypto";
       else if (!strcmp(t, "--inputs=full")) co.full_inputs = true;
       else if (!strncmp(t, "--bugs=", 7) && !ir_bugs_parse(t + 7, &co.bugs, err, sizeof err)) {
         fprintf(stderr, "ptofuzz: finding %lld: %s\n", id, err);
@@ -792,18 +876,25 @@ static int reduce(int argc, char **argv) {
   }
   int rc = 1;
   const char *name = file ? file : "the test case";
-  bool use_real = backend ? !strcmp(backend, "ptoas") : real_sig(sig);
+  if (!backend) backend = sig_backend(sig);
+  bool use_real = backend && strcmp(backend, "model"), use_py = use_real && !strcmp(backend, "pypto");
   FzSigs first = {0};
   FzRealCase c0 = {.name = name, .text = text, .len = strlen(text), .bugs = co.bugs, .input_seed = co.input_seed};
   double t0 = fz_now();
   if (use_real) {
-    if (!(real = fz_real_open(ptoas, isa, (int)jobs, err, sizeof err))) {
-      fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable real toolchain: %s\n", err);
+    real = use_py ? fz_pypto_open(pypto, ptoas, isa, (int)jobs, pytime, err, sizeof err)
+                  : fz_real_open(ptoas, isa, (int)jobs, err, sizeof err);
+    if (!real) {
+      fprintf(stderr, "ptofuzz: error[E-TOOL]: no usable %s: %s\n", use_py ? "PyPTO" : "real toolchain", err);
       rc = 2;
       goto done;
     }
-    fprintf(stderr, "reduce: the real back end (ptoas %s): every variant once, then the one that shows the signature\n",
-            fz_real_version(real));
+    if (use_py)
+      fprintf(stderr, "reduce: the PyPTO back end (PyPTO %s): every variant once, then the one that shows the signature\n",
+              fz_pypto_commit(real));
+    else
+      fprintf(stderr, "reduce: the real back end (ptoas %s): every variant once, then the one that shows the signature\n",
+              fz_real_version(real));
     fz_real_replay(real, &c0, 1, 0);
     if (c0.lost || c0.v.invalid) {
       fprintf(stderr, "ptofuzz: reduce: %s: %s%s\n", name, c0.v.invalid ? "the kernel is invalid: " : "", c0.v.why);
@@ -888,9 +979,10 @@ done:
  * (reports/report.c, reports/dashboard.c). */
 static int triage(bool dash, int argc, char **argv) {
   const char *cmd = dash ? "dashboard" : "report";
-  const char *path = "findings.db", *out = NULL, *fmt = "md", *ids = NULL;
+  const char *path = "findings.db", *out = NULL, *fmt = "md", *ids = NULL, *pypto = NULL;
   for (int i = 0; i < argc; i++) {
-    if (flag(argv[i], "--db=", &path) || flag(argv[i], "--format=", &fmt) || flag(argv[i], "-o=", &out)) {
+    if (flag(argv[i], "--db=", &path) || flag(argv[i], "--format=", &fmt) || flag(argv[i], "-o=", &out) ||
+        (!dash && flag(argv[i], "--pypto=", &pypto))) {
     } else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
     else if (argv[i][0] == '-' || dash || ids) return bad_arg(cmd, argv[i], NULL);
     else ids = argv[i];
@@ -908,7 +1000,8 @@ static int triage(bool dash, int argc, char **argv) {
     return 1;
   }
   int rc = dash ? rep_dashboard(d, out, path, PTOFUZZ_VERSION)
-                : rep_report(d, id, &(RepOpts){.format = f, .out = out, .db_path = path, .version = PTOFUZZ_VERSION});
+                : rep_report(d, id, &(RepOpts){.format = f, .out = out, .db_path = path, .version = PTOFUZZ_VERSION,
+                                                .pypto = pypto});
   db_close(d);
   return rc;
 }

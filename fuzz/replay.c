@@ -152,11 +152,14 @@ void fz_replay(const FzReplay *r, double timeout_s, FzVerdict *v) {
 
 /* ---- the real back end ------------------------------------------------------------ */
 
-_Static_assert((int)FZ_NREAL == (int)ORC_NREAL, "FzRealCase holds every real variant");
+_Static_assert((int)FZ_NREAL >= (int)ORC_NREAL && (int)FZ_NREAL >= (int)ORC_PYPTO_MAXR,
+               "FzRealCase holds every result of either real back end");
 
 struct FzReal {
   RealTools t;
+  bool have_t;                                  /* the PyPTO back end: check (c) can run */
   RealOpts o;
+  PyDrv *py;                                    /* the PyPTO back end's driver, else NULL */
 };
 
 FzReal *fz_real_open(const char *ptoas, const char *isa, int jobs, char *why, size_t n) {
@@ -172,26 +175,48 @@ FzReal *fz_real_open(const char *ptoas, const char *isa, int jobs, char *why, si
   return r;
 }
 
-void fz_real_free(FzReal *t) { free(t); }
+FzReal *fz_pypto_open(const char *dir, const char *ptoas, const char *isa, int jobs, double timeout_s, char *why,
+                      size_t n) {
+  PyptoBuild b;
+  if (orc_pypto_builds(dir, &b, 1, why, n) != 1) return NULL;
+  FzReal *r = calloc(1, sizeof *r);
+  if (!r) die("out of memory");
+  if (!(r->py = orc_pypto_open(&b, timeout_s, why, n))) {
+    free(r);
+    return NULL;
+  }
+  r->have_t = orc_real_find(&r->t, ptoas, isa);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  r->o.jobs = jobs > 0 ? jobs : cpus > 0 ? (int)cpus : 1;
+  return r;
+}
+
+const char *fz_pypto_commit(const FzReal *t) { return t && t->py ? orc_pypto_build(t->py)->commit : NULL; }
+
+void fz_real_free(FzReal *t) {
+  if (t) orc_pypto_close(t->py);
+  free(t);
+}
 const char *fz_real_version(const FzReal *t) { return t->t.version; }
 
-/* The verdict of one case from orc_real_check's result. */
-static void real_verdict(const RealCase *rc, FzRealCase *c) {
+/* The verdict of one case from the results of either real back end. */
+static void real_verdict(bool invalid, const Diag *why, const VarResult *r, int n, FzRealCase *c) {
   memset(&c->v, 0, sizeof c->v);
   c->clean = c->toolerr = c->lost = false;
   c->n = 0;
-  if (rc->invalid) {
+  if (invalid) {
     c->v.invalid = true;
-    snprintf(c->v.why, sizeof c->v.why, "%s at %d:%d: %s", ir_diag_name(rc->why.code), rc->why.loc.line,
-             rc->why.loc.col, rc->why.msg);
+    snprintf(c->v.why, sizeof c->v.why, "%s at %d:%d: %s", ir_diag_name(why->code), why->loc.line, why->loc.col,
+             why->msg);
     return;
   }
   bool clean = true;
-  for (int i = 0; i < rc->n && c->n < FZ_NREAL; i++) {
-    const VarResult *x = &rc->r[i];
+  for (int i = 0; i < n && c->n < FZ_NREAL; i++) {
+    const VarResult *x = &r[i];
     FzRealVar *w = &c->var[c->n++];
     memset(w, 0, sizeof *w);
     snprintf(w->name, sizeof w->name, "%s", orc_variant_name(x));
+    w->check = x->check;
     snprintf(w->outcome, sizeof w->outcome, "%s", orc_outcome_name(x->out));
     snprintf(w->code, sizeof w->code, "%s", x->code);
     snprintf(w->detail, sizeof w->detail, "%s", x->detail);
@@ -232,7 +257,7 @@ static bool real_batch(const FzReal *t, FzRealCase *c, int n, double timeout_s, 
                          .only = c[i].only ? orc_real_variant(c[i].only) : -1};
     }
     orc_real_check(&t->t, rc, n, &t->o, NULL);
-    for (int i = 0; i < n; i++) real_verdict(&rc[i], &out[i]);
+    for (int i = 0; i < n; i++) real_verdict(rc[i].invalid, &rc[i].why, rc[i].r, rc[i].n, &out[i]);
     *done = 1;
     _exit(0);
   }
@@ -273,8 +298,28 @@ static bool real_batch(const FzReal *t, FzRealCase *c, int n, double timeout_s, 
   return ok;
 }
 
+/* The PyPTO back end, in this process: its tools (the driver, ptoas, clang, the
+ * programs) are children under time limits of their own. */
+static void pypto_replay(const FzReal *t, FzRealCase *c, int n) {
+  Src *src = calloc((size_t)n, sizeof *src);
+  PyCase *pc = calloc((size_t)n, sizeof *pc);
+  if (!src || !pc) die("out of memory");
+  for (int i = 0; i < n; i++) {
+    src[i] = (Src){c[i].name ? c[i].name : "kernel", c[i].text, c[i].len};
+    pc[i] = (PyCase){.src = &src[i], .input_seed = c[i].input_seed, .only = c[i].only ? orc_pypto_variant(c[i].only) : -1};
+  }
+  orc_pypto_check(t->py, t->have_t ? &t->t : NULL, pc, n, &t->o, NULL);
+  for (int i = 0; i < n; i++) real_verdict(pc[i].invalid, &pc[i].why, pc[i].r, pc[i].n, &c[i]);
+  free(src);
+  free(pc);
+}
+
 void fz_real_replay(const FzReal *t, FzRealCase *c, int n, double timeout_s) {
   if (n <= 0) return;
+  if (t->py) {
+    pypto_replay(t, c, n);
+    return;
+  }
   char how[200];
   if (real_batch(t, c, n, timeout_s, how, sizeof how)) return;
   for (int i = 0; i < n; i++) {                 /* find the case at fault */

@@ -11,6 +11,7 @@
  * not `unsupported`, when that variant is refused (orc_claim). */
 #include "orc.h"
 
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -124,17 +125,46 @@ static void run_free(Run *r) {
  * element: a lost last row of a tile stored in row blocks is `tail`, wherever
  * the block sits in the tensor. Elements the golden run never stored are judged
  * in the tensor's coordinates. */
+/* Element (r, c) of b agrees with a: the same bits, or with tol > 0 two finite
+ * floats within tol * scale of each other. */
+static bool agree(const Gm *a, const Gm *b, int r, int c, double tol, double scale) {
+  if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c)) return true;
+  if (tol <= 0 || ir_dtype_int(a->v->dt)) return false;
+  double x = sim_gm_get(a, r, c).f, y = sim_gm_get(b, r, c).f;
+  return isfinite(x) && isfinite(y) && fabs(x - y) <= tol * scale;
+}
+
+/* The largest finite magnitude of a float tensor (1 when none), the scale of its tolerance. */
+static double magnitude(const Gm *a) {
+  double m = 0;
+  for (int r = 0; r < a->rows; r++)
+    for (int c = 0; c < a->cols; c++) {
+      double x = fabs(sim_gm_get(a, r, c).f);
+      if (isfinite(x) && x > m) m = x;
+    }
+  return m > 0 ? m : 1;
+}
+
 bool orc_same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axis, char *pattern, size_t pn) {
+  return orc_compare_outputs(g, gk, s, k, NULL, 0, axis, pattern, pn);
+}
+
+bool orc_compare_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, Sim *base, double tol, int axis,
+                         char *pattern, size_t pn) {
   int64_t first = INT64_MAX;                    /* the first store (source offset) with a differing element */
   int ft = -1;                                  /* else the first differing tensor never stored by the golden run */
+  double scale[64];
+  for (int i = 0; i < 64; i++) scale[i] = 1;
   for (int i = 0; i < gk->np; i++) {
     const Var *gv = gk->params[i];
     if (gv->dir == DIR_IN) continue;
-    Gm *a = sim_gm(g, gv), *b = sim_gm(s, k->params[i]);
+    Gm *a = sim_gm(g, gv), *b = sim_gm(s, k->params[i]), *z = base ? sim_gm(base, gk->params[i]) : NULL;
     if (!memcmp(a->bytes, b->bytes, (size_t)a->rows * a->cols * (size_t)ir_dtype_bytes(gv->dt))) continue;
+    double sc = tol > 0 && !ir_dtype_int(gv->dt) ? magnitude(a) : 1;
+    if (i < 64) scale[i] = sc;
     for (int r = 0; r < a->rows; r++)
       for (int c = 0; c < a->cols; c++) {
-        if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c)) continue;
+        if (agree(a, b, r, c, tol, sc) || (z && !agree(a, z, r, c, tol, sc))) continue;
         uint64_t o = a->orig ? a->orig[(size_t)r * a->cols + c] : 0;
         if (o && SIM_ORIGIN_STORE(o) < first) first = SIM_ORIGIN_STORE(o);
         if (!o && ft < 0) ft = i;
@@ -153,7 +183,8 @@ bool orc_same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axi
   for (int i = 0; i < gk->np; i++) {
     const Var *gv = gk->params[i];
     if (gv->dir == DIR_IN || (first == INT64_MAX && i != ft)) continue;
-    Gm *a = sim_gm(g, gv), *b = sim_gm(s, k->params[i]);
+    Gm *a = sim_gm(g, gv), *b = sim_gm(s, k->params[i]), *z = base ? sim_gm(base, gk->params[i]) : NULL;
+    double sc = i < 64 && tol > 0 && !ir_dtype_int(gv->dt) ? scale[i] : 1;
     for (int r = 0; r < a->rows; r++)
       for (int c = 0; c < a->cols; c++) {
         uint64_t o = a->orig ? a->orig[(size_t)r * a->cols + c] : 0;
@@ -167,7 +198,7 @@ bool orc_same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axi
         if (e > E) E = e < MAXE ? e : MAXE;
         if (x >= MAXE) continue;
         written[x] = 1;
-        if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c)) continue;
+        if (agree(a, b, r, c, tol, sc) || (z && !agree(a, z, r, c, tol, sc))) continue;
         bad++;
         hit[x] = 1;
         if (r < a->cols && c < a->rows && sim_gm_bits(b, r, c) == sim_gm_bits(a, c, r)) transposed++;
@@ -467,6 +498,6 @@ const char *orc_variant_mode(int v) { return orc_mode_name(vopt[v % ORC_NVARIANT
 
 void orc_signature(const VarResult *r, char *buf, size_t n) {
   const char *mode = orc_mode_name(r->mode);
-  snprintf(buf, n, "%s|%s%s|%s|%s|%s|%s", orc_outcome_name(r->out), r->backend ? "ptoas:" : "", mode, r->code, r->op,
+  snprintf(buf, n, "%s|%s%s|%s|%s|%s|%s", orc_outcome_name(r->out), r->backend == 2 ? "pypto:" : r->backend ? "ptoas:" : "", mode, r->code, r->op,
            r->pass, r->pattern);
 }

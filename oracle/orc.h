@@ -26,16 +26,17 @@ typedef struct {
   char code[48];                                /* diagnostic or runtime code, or "-" */
   char op[48];                                  /* op kind involved (real back end: the message's class), or "-" */
   char pattern[12];                             /* miscompiles: lane0 lane1 both tail transposed all */
-  char pass[16];                                /* first bad pass, or "-" */
+  char pass[40];                                /* first bad pass (a PyPTO pass name), or "-" */
   char detail[200];
   double compile_ms;
   /* 1 + the unsplit variant of the same kernel with the same finding (kind,
    * code, first bad pass): not a split bug, so it takes that one's signature */
   int same_as;
-  int backend;                                  /* 0 the model, 1 the real toolchain (ptoas + pto-isa) */
+  int backend;                                  /* 0 the model, 1 the real toolchain (ptoas + pto-isa), 2 PyPTO */
+  char check;                                   /* PyPTO: 'a' compile, 'b' pass dumps, 'c' ptoas + pto-isa; else 0 */
   bool claimed;                                 /* a reject only because the kernel's compile claim says
                                                    this variant must compile (code: the unsupported one) */
-  char vname[32];                               /* real back end: ptoas:MODE@a3|a5 */
+  char vname[32];                               /* real back ends: ptoas:MODE@a3|a5, pypto:MODE@a3|a5 */
 } VarResult;
 
 typedef struct {
@@ -91,6 +92,12 @@ const char *orc_variant_name(const VarResult *r);   /* none@a2a3 ..., or ptoas:M
 /* Compare every output of s (kernel k) with the golden run g (kernel gk); on a
  * difference fill the mismatch pattern relative to the split axis (axis < 0: "-"). */
 bool orc_same_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, int axis, char *pattern, size_t pn);
+/* The same with a tolerance and a baseline: with tol > 0 two finite floats agree
+ * within tol x the largest magnitude of the golden tensor; with base, only an
+ * element that base has right (agrees with g) and s has wrong is a difference
+ * (what a PyPTO pass newly broke, whatever torch got wrong before it). */
+bool orc_compare_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, Sim *base, double tol, int axis,
+                         char *pattern, size_t pn);
 
 /* ---- real.c: the real toolchain back end (PTOAS + pto-isa CPU simulation) ------- */
 
@@ -107,6 +114,10 @@ typedef struct {
 } RealTools;
 /* False with t->why set when no usable toolchain is found. */
 bool orc_real_find(RealTools *t, const char *ptoas_flag, const char *isa_flag);
+/* Removes a directory tree (symbolic links are removed, not followed). */
+void orc_rm_rf(const char *path);
+/* The file shared/third_party/<rel>, seen from the working directory or the executable. */
+bool orc_shared_file(const char *rel, char *out, size_t n);
 
 typedef enum {
   RS_OK,                                        /* ran; outputs in RealParam.out */
@@ -136,6 +147,8 @@ typedef struct {
   int lanes;                                    /* vector threads: 1, or 2 (subblocks 0 and 1) */
   size_t slot_bytes;                            /* GM slot buffer passed after the tensors (0: none) */
   bool ffts_cube, ffts_vec;                     /* the function takes an FFTS base after the slot buffer (a3 flags) */
+  bool pypto;                                   /* PyPTO's PTO-AS: ptoas with the flags PyPTO passes it
+                                                   (--enable-insert-sync --pto-level=level3) */
   int np;
   RealParam *p;                                 /* the kernel's tensors, in parameter order */
   /* out */
@@ -180,10 +193,81 @@ typedef struct {
 void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *o, RealTimes *tm);
 /* "ptoas:up_down@a3" -> the real variant's index for a kernel of target tgt, or -1. */
 int orc_real_variant(const char *name);
+/* A message's class: its words with numbers, quoted names and paths taken out ("-" when none). */
+void orc_msg_class(const char *m, char *out, size_t n);
+/* ptoas's "'pto.OPNAME' op MESSAGE": the op name and the class of the message after it. */
+void orc_ptoas_msg(const char *m, char *op, size_t on, char *cls, size_t cn);
+const char *orc_real_ctype(Dtype d);            /* the C++ element type pto-isa uses */
+/* "outputs differ from the golden run in N elements; first T[r,c] expected E (0x..) got A (0x..)" */
+void orc_first_diff(Sim *g, const Kernel *gk, Sim *s, char *out, size_t n);
+/* The outcome of a real job that ran (or failed on the way): reject, crash, hang,
+ * or its outputs (outs: per parameter of the front-end kernel gk, in order, NULL
+ * for an unchanged one) compared with the golden run g (inputs g0) within tol
+ * (orc_compare_outputs). x's mode must be set; adds to *t_compare. */
+void orc_real_classify(const Kernel *gk, Sim *g, Sim *g0, VarResult *x, const RealJob *j, unsigned char *const *outs,
+                       double tol, double *t_compare);
 
 /* Run every job: ptoas on each, the C++ of a batch of jobs compiled into one
  * program (with a precompiled pto/pto-inst.hpp), each job run in a process of
  * its own with a time limit. Fills st, msg, the times and RealParam.out. */
 void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o);
+
+/* ---- pypto.c: the real PyPTO as a back end (DESIGN section 16) ---------------------------- */
+
+enum { ORC_NPYPTO = 4,                          /* pypto:none@a3 pypto:none@a5 pypto:up_down@T pypto:left_right@T */
+       ORC_PYPTO_MAXR = 3 * ORC_NPYPTO,         /* a result per check (a, b, c) per variant */
+       ORC_PYPTO_MAXB = 8 };                    /* PyPTO builds one command compares */
+
+typedef struct {
+  char dir[512];                                /* the PyPTO tree: holds python/pypto/ */
+  char python[512];                             /* the interpreter: $PYTHON, else Debian's /usr/bin/python3 */
+  char commit[48];                              /* from DIR/COMMIT or DIR/.git, else "unknown" */
+  char date[16];                                /* the commit's date (YYYY-MM-DD), "" when unknown */
+  unsigned caps;                                /* PY_CAP_* (ir_pypto_caps) */
+  bool ptoas;                                   /* check (c) applies: its PTO-AS pairs with ptoas v0.42 */
+  char why[256];
+} PyptoBuild;
+/* The builds of a comma-separated list of directories (NULL or "": $PYPTO, else
+ * ../shared/third_party/pypto/b25b25a4a); how many, or -1 with why set. */
+int orc_pypto_builds(const char *list, PyptoBuild *b, int max, char *why, size_t n);
+
+/* One long-lived python3 running the driver (oracle/pypto.py) on one build:
+ * started at once (NULL with why set when it cannot import PyPTO and torch),
+ * restarted after it dies or hangs. timeout_s limits each program (0: 30). */
+typedef struct PyDrv PyDrv;
+PyDrv *orc_pypto_open(const PyptoBuild *b, double timeout_s, char *why, size_t n);
+void orc_pypto_close(PyDrv *d);                 /* kills it, removes its work directory */
+const char *orc_pypto_hello(const PyDrv *d);    /* "pypto V torch V python V" */
+const PyptoBuild *orc_pypto_build(const PyDrv *d);
+/* The directory of the driver's last program: prog.py, out/ (PyPTO's output:
+ * passes_dump/, kernels/), log.txt; it lasts until the next request but one. */
+const char *orc_pypto_last_dir(const PyDrv *d);
+
+typedef struct {
+  /* in */
+  const Src *src;
+  uint64_t input_seed;
+  int only;                                     /* -1: every variant, else one (orc_pypto_variant) */
+  /* out */
+  bool invalid;                                 /* the kernel itself is wrong */
+  Diag why;
+  int n;
+  VarResult r[ORC_PYPTO_MAXR];                  /* per variant: (a), then (b) and (c) when it compiled */
+  bool finding, toolerr;
+} PyCase;
+
+typedef struct {
+  double translate, pypto, torch, ptoas, cxx, run, compare;   /* milliseconds, summed */
+  int checks, ran;                              /* programs PyPTO compiled; jobs run on pto-isa */
+  int64_t errors;                               /* tool errors */
+} PyTimes;
+
+/* Every case's variants: ptoc's translation (ir_emit_pypto) through PyPTO on the
+ * driver, its pass dumps parsed back and run on torch, and its PTO-AS through the
+ * real toolchain rt (NULL: check (c) is skipped, unsupported E-PYPTO-PTOAS) in
+ * one batch of orc_real_run. */
+void orc_pypto_check(PyDrv *d, const RealTools *rt, PyCase *cases, int n, const RealOpts *o, PyTimes *tm);
+/* "pypto:up_down@a3" -> the variant's index, or -1. */
+int orc_pypto_variant(const char *name);
 
 #endif

@@ -190,7 +190,6 @@ static bool mkdir_p(const char *path) {
   return is_dir(p);
 }
 
-/* Removes a directory tree (the work directory: flat, but be general). */
 static void rm_rf(const char *path, int depth) {
   DIR *d = depth < 16 ? opendir(path) : NULL;
   if (d) {
@@ -207,6 +206,8 @@ static void rm_rf(const char *path, int depth) {
   }
   rmdir(path);
 }
+
+void orc_rm_rf(const char *path) { rm_rf(path, 0); }
 
 /* The first line of s (at most n-1 bytes), trimmed. */
 static void line_of(const char *s, char *dst, size_t n) {
@@ -500,7 +501,7 @@ static bool search_up(const char *start, const char *rel, char *out, size_t n) {
 }
 
 /* The copy in shared/third_party, seen from the working directory or the executable. */
-static bool find_shared(const char *rel, char *out, size_t n) {
+bool orc_shared_file(const char *rel, char *out, size_t n) {
   char dir[PATH_MAX];
   if (getcwd(dir, sizeof dir) && search_up(dir, rel, out, n)) return true;
   ssize_t k = readlink("/proc/self/exe", dir, sizeof dir - 1);
@@ -612,7 +613,7 @@ bool orc_real_find(RealTools *t, const char *ptoas_flag, const char *isa_flag) {
           src == ptoas_flag ? "flag" : "$PTOAS");
       return false;
     }
-  } else if (!find_shared("bin/ptoas-v0.42", t->ptoas, sizeof t->ptoas) || access(t->ptoas, X_OK) != 0) {
+  } else if (!orc_shared_file("bin/ptoas-v0.42", t->ptoas, sizeof t->ptoas) || access(t->ptoas, X_OK) != 0) {
     fmt(t->why, sizeof t->why, "no ptoas: set $PTOAS or install shared/third_party/bin/ptoas-v0.42");
     return false;
   }
@@ -628,7 +629,7 @@ bool orc_real_find(RealTools *t, const char *ptoas_flag, const char *isa_flag) {
   } else {
     static const char hdr_rel[] = "pto-isa/include/pto/pto-inst.hpp";
     char hdr[PATH_MAX];
-    if (!find_shared(hdr_rel, hdr, sizeof hdr)) {
+    if (!orc_shared_file(hdr_rel, hdr, sizeof hdr)) {
       fmt(t->why, sizeof t->why, "no pto-isa: set $PTO_ISA or install shared/third_party/pto-isa");
       return false;
     }
@@ -736,7 +737,7 @@ static void ptoas_all(Run *R) {
   Proc *ps = calloc((size_t)R->n, sizeof *ps);
   char(*paths)[4][PATH_MAX] = calloc((size_t)R->n, sizeof *paths);   /* pto, cpp, out, err */
   char(*arch)[24] = calloc((size_t)R->n, sizeof *arch);
-  const char *(*argv)[6] = calloc((size_t)R->n, sizeof *argv);
+  const char *(*argv)[8] = calloc((size_t)R->n, sizeof *argv);
   int *idx = calloc((size_t)R->n, sizeof *idx);
   int m = 0;
   if (!ps || !paths || !arch || !argv || !idx) {
@@ -756,6 +757,7 @@ static void ptoas_all(Run *R) {
     fmt(arch[m], sizeof arch[m], "--pto-arch=%s", j->arch);
     const char **a = argv[m];
     a[0] = R->t->ptoas, a[1] = arch[m], a[2] = pp[0], a[3] = "-o", a[4] = pp[1], a[5] = NULL;
+    if (j->pypto) a[5] = "--enable-insert-sync", a[6] = "--pto-level=level3", a[7] = NULL;
     ps[m] = (Proc){.argv = a, .out = pp[2], .err = pp[3], .cwd = R->work, .limit_s = PTOAS_LIMIT_S};
     idx[m++] = i;
   }

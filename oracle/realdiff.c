@@ -39,8 +39,7 @@ int orc_real_variant(const char *name) {
   return -1;
 }
 
-/* A message's class: its words with numbers, quoted names and paths taken out. */
-static void msg_class(const char *m, char *out, size_t n) {
+void orc_msg_class(const char *m, char *out, size_t n) {
   size_t o = 0;
   bool dash = false;
   for (const char *p = m; *p && o + 1 < n; p++) {
@@ -64,19 +63,18 @@ static void msg_class(const char *m, char *out, size_t n) {
   if (!o) snprintf(out, n, "-");
 }
 
-/* ptoas's "'pto.OPNAME' op MESSAGE": the op name and the message after it. */
-static void ptoas_msg(const char *m, char *op, size_t on, char *cls, size_t cn) {
+void orc_ptoas_msg(const char *m, char *op, size_t on, char *cls, size_t cn) {
   const char *q = strstr(m, "'pto.");
   if (q) {
     const char *e = strchr(q + 1, '\'');
     snprintf(op, on, "%.*s", e ? (int)(e - q - 5) : 0, q + 5);
     const char *rest = e ? e + 1 : q;
     if (!strncmp(rest, " op ", 4)) rest += 4;
-    msg_class(rest, cls, cn);
+    orc_msg_class(rest, cls, cn);
   } else {
     const char *e = strstr(m, "error:");
     snprintf(op, on, "ptoas");
-    msg_class(e ? e + 6 : m, cls, cn);
+    orc_msg_class(e ? e + 6 : m, cls, cn);
   }
 }
 
@@ -95,7 +93,7 @@ static void init_var(VarResult *x, int v, Target own) {
   set(x->pass, sizeof x->pass, "-");
 }
 
-static const char *ctype(Dtype d) {
+const char *orc_real_ctype(Dtype d) {
   static const char *const n[DT_N] = {"float", "half", "int32_t", "bfloat16_t", "int8_t", "int16_t"};   /* Dtype order */
   return n[d];
 }
@@ -183,7 +181,7 @@ static bool prepare(Case *cs, int v, VarResult *x, RealJob *j, RealParam **pp, R
       for (int i = 0; i < j->np; i++) {
         const Var *T = cs->k->params[i];
         Gm *gm = sim_gm(cs->g0, T);
-        p[i].ctype = ctype(T->dt);
+        p[i].ctype = orc_real_ctype(T->dt);
         p[i].bytes = (size_t)gm->rows * gm->cols * (size_t)ir_dtype_bytes(T->dt);
         p[i].init = gm->bytes;
       }
@@ -204,8 +202,7 @@ static bool prepare(Case *cs, int v, VarResult *x, RealJob *j, RealParam **pp, R
   return false;
 }
 
-/* "outputs differ: N elements; first T[r,c] expected E (0x..) got A (0x..)" */
-static void first_diff(Sim *g, const Kernel *gk, Sim *s, char *out, size_t n) {
+void orc_first_diff(Sim *g, const Kernel *gk, Sim *s, char *out, size_t n) {
   long bad = 0;
   char first[160] = "";
   for (int i = 0; i < gk->np; i++) {
@@ -226,22 +223,22 @@ static void first_diff(Sim *g, const Kernel *gk, Sim *s, char *out, size_t n) {
   snprintf(out, n, "outputs differ from the golden run in %ld elements; first %s", bad, first);
 }
 
-/* The outcome of a job that ran (or failed on the way). */
-static void classify(Case *cs, VarResult *x, RealJob *j, RealTimes *tm) {
+void orc_real_classify(const Kernel *gk, Sim *g, Sim *g0, VarResult *x, const RealJob *j, unsigned char *const *outs,
+                       double tol, double *t_compare) {
   char op[48], cls[48];
   snprintf(x->detail, sizeof x->detail, "%.190s", j->msg[0] ? j->msg : "");
   switch (j->st) {
   case RS_OK: break;
   case RS_REJECT:
     x->out = OUT_REJECT;
-    ptoas_msg(j->msg, op, sizeof op, cls, sizeof cls);
+    orc_ptoas_msg(j->msg, op, sizeof op, cls, sizeof cls);
     set(x->code, sizeof x->code, op);
     set(x->op, sizeof x->op, cls);
     set(x->pass, sizeof x->pass, "ptoas");
     return;
   case RS_PTOAS_CRASH:
     x->out = OUT_CRASH;
-    ptoas_msg(j->msg, op, sizeof op, cls, sizeof cls);
+    orc_ptoas_msg(j->msg, op, sizeof op, cls, sizeof cls);
     set(x->code, sizeof x->code, "ptoas-crash");
     set(x->op, sizeof x->op, cls);
     set(x->pass, sizeof x->pass, "ptoas");
@@ -257,7 +254,7 @@ static void classify(Case *cs, VarResult *x, RealJob *j, RealTimes *tm) {
     }
     x->out = OUT_CRASH;
     const char *e = strstr(j->msg, "error:");
-    msg_class(e ? e + 6 : j->msg, cls, sizeof cls);
+    orc_msg_class(e ? e + 6 : j->msg, cls, sizeof cls);
     set(x->code, sizeof x->code, j->st == RS_CXX_ERROR ? "cxx-error" : "cxx-crash");
     set(x->op, sizeof x->op, cls);
     set(x->pass, sizeof x->pass, "cxx");
@@ -273,7 +270,7 @@ static void classify(Case *cs, VarResult *x, RealJob *j, RealTimes *tm) {
       return;
     }
     x->out = OUT_CRASH;
-    msg_class(j->msg, cls, sizeof cls);
+    orc_msg_class(j->msg, cls, sizeof cls);
     set(x->code, sizeof x->code, "run-crash");
     set(x->op, sizeof x->op, cls);
     set(x->pass, sizeof x->pass, "run");
@@ -290,22 +287,21 @@ static void classify(Case *cs, VarResult *x, RealJob *j, RealTimes *tm) {
   }
   /* compare with the golden run: a simulation of the front-end kernel holding the real outputs */
   double t0 = ms();
-  const Kernel *gk = cs->k;
-  Sim *s = sim_new(gk, &(SimOpts){.inputs = cs->g0});
+  Sim *s = sim_new(gk, &(SimOpts){.inputs = g0});
   for (int i = 0; i < gk->np; i++) {
     Gm *gm = sim_gm(s, gk->params[i]);
-    if (j->p[i].out) memcpy(gm->bytes, j->p[i].out, j->p[i].bytes);
+    if (outs[i]) memcpy(gm->bytes, outs[i], (size_t)gm->rows * gm->cols * (size_t)ir_dtype_bytes(gk->params[i]->dt));
   }
   int axis = x->mode == MODE_NONE ? -1 : MODE_AXIS(x->mode);
-  if (orc_same_outputs(cs->g, gk, s, gk, axis, x->pattern, sizeof x->pattern)) {
+  if (orc_compare_outputs(g, gk, s, gk, NULL, tol, axis, x->pattern, sizeof x->pattern)) {
     x->out = OUT_OK;
   } else {
     x->out = OUT_MISCOMPILE;
     set(x->pass, sizeof x->pass, "run");
-    first_diff(cs->g, gk, s, x->detail, sizeof x->detail);
+    orc_first_diff(g, gk, s, x->detail, sizeof x->detail);
   }
   sim_free(s);
-  tm->compare += ms() - t0;
+  *t_compare += ms() - t0;
 }
 
 void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *o, RealTimes *tm) {
@@ -369,7 +365,11 @@ void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *
     Case *c = cs + ref[q].ci;
     VarResult *x = &c->c->r[ref[q].vi];
     tm->ptoas += jobs[q].t_ptoas, tm->cxx += jobs[q].t_cxx, tm->run += jobs[q].t_run;
-    classify(c, x, &jobs[q], tm);
+    unsigned char **outs = calloc((size_t)jobs[q].np + 1, sizeof *outs);
+    if (!outs) die("out of memory");
+    for (int i = 0; i < jobs[q].np; i++) outs[i] = jobs[q].p[i].out;
+    orc_real_classify(c->k, c->g, c->g0, x, &jobs[q], outs, 0, &tm->compare);
+    free(outs);
     for (int i = 0; i < jobs[q].np; i++) free(jobs[q].p[i].out);
   }
   for (int i = 0; i < n; i++) {

@@ -192,6 +192,7 @@ typedef struct {
   const char *out;                              /* the file; NULL: stdout (md: pictures in the cwd) */
   const char *db_path;                          /* for the reproduce commands */
   const char *version;                          /* the tool's version */
+  const char *pypto;                            /* PyPTO findings: the builds to check (orc_pypto_builds' list) */
 } RepOpts;
 /* Write finding id's report: 0 ok, 1 no such finding or a database error,
  * 2 a file cannot be written. Messages on stderr. */

@@ -8,12 +8,16 @@
  * per-output counts, the first differing elements and the pictures. For a
  * finding with a first bad pass the variant is compiled up to the pass before
  * it and up to it, and the two IR texts are shown as a unified line diff
- * (a longest-common-subsequence diff of our own). Nothing here writes the
+ * (a longest-common-subsequence diff of our own). A finding of the PyPTO back
+ * end carries the PyPTO program ptoc translates the kernel into (what its
+ * maintainers run), the PyPTO pass or ptoas message, and, for every PyPTO
+ * build named, whether the finding reproduces there. Nothing here writes the
  * database. */
 #include "rep.h"
 
 #include "orc.h"
 
+#include <dirent.h>
 #include <png.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -75,7 +79,7 @@ typedef struct {
   DbInfo f;
   const char *kernel;                           /* reduced text if any, else the kernel */
   char title[640];
-  char backend[8];                              /* model or ptoas */
+  char backend[8];                              /* model, ptoas or pypto */
   char schedule[40];                            /* rr, random:N, or - */
   char bugs[400];                               /* the --bugs list of the test case */
   uint64_t sched_seed;
@@ -93,6 +97,13 @@ typedef struct {
   char ir_note[400];
   /* the environment */
   char host[320], compiler[200], ptoas[120];
+  /* the PyPTO back end: the program, and per build named whether it reproduces */
+  char *program;                                /* malloc'd; NULL when not a PyPTO finding or not translatable */
+  char program_note[300];
+  int nbuild;
+  char build[ORC_PYPTO_MAXB][64];               /* "COMMIT (DATE)" */
+  char repro_on[ORC_PYPTO_MAXB][300];           /* "reproduces: ..." or "does not reproduce: ..." */
+  char pypto_env[200];
 } Rep;
 
 static void put(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : "-"); }
@@ -110,8 +121,9 @@ static void parse_flags(Rep *r) {
     size_t n = strcspn(b, " ");
     snprintf(r->bugs, sizeof r->bugs, "%.*s", (int)(n < sizeof r->bugs ? n : sizeof r->bugs - 1), b);
   }
-  bool real = strstr(fl, "--backend=ptoas") || (r->f.variant && !strncmp(r->f.variant, "ptoas:", 6));
-  put(r->backend, sizeof r->backend, real ? "ptoas" : "model");
+  bool py = strstr(fl, "--backend=pypto") || (r->f.variant && !strncmp(r->f.variant, "pypto:", 6));
+  bool real = py || strstr(fl, "--backend=ptoas") || (r->f.variant && !strncmp(r->f.variant, "ptoas:", 6));
+  put(r->backend, sizeof r->backend, py ? "pypto" : real ? "ptoas" : "model");
   r->sched_seed = r->f.seed | 1;                /* a campaign's random schedule (fuzz/campaign.c) */
   if (real) put(r->schedule, sizeof r->schedule, "-");
   else if (strstr(fl, "schedule=random"))
@@ -158,10 +170,11 @@ static void make_title(Rep *r) {
   } else {
     snprintf(what, sizeof what, "Finding of kind %s (%s)", k, code);
   }
-  const char *m = !strncmp(mode, "ptoas:", 6) ? mode + 6 : mode;
+  const char *m = !strncmp(mode, "ptoas:", 6) || !strncmp(mode, "pypto:", 6) ? mode + 6 : mode;
   if (strcmp(m, "none")) snprintf(where, sizeof where, " under the %s split", m);
   else snprintf(where, sizeof where, " without a split");
-  snprintf(r->title, sizeof r->title, "%s%s%s%s%s", what, where, !strcmp(r->backend, "ptoas") ? " on the real back end" : "",
+  snprintf(r->title, sizeof r->title, "%s%s%s%s%s", what, where,
+           !strcmp(r->backend, "ptoas") ? " on the real back end" : !strcmp(r->backend, "pypto") ? " in PyPTO" : "",
            pass && strcmp(pass, "-") ? ", first bad pass " : "", pass && strcmp(pass, "-") ? pass : "");
 }
 
@@ -176,6 +189,14 @@ static void make_repro(Rep *r, const char *db_path) {
            db_path ? db_path : "findings.db", file);
   if (!strcmp(r->backend, "ptoas")) {
     snprintf(r->repro[r->nrepro++], sizeof r->repro[0], "ptofuzz diff %s --backend=ptoas%s --seed=%llu", file, bugs, seed);
+    return;
+  }
+  if (!strcmp(r->backend, "pypto")) {
+    snprintf(r->repro[r->nrepro++], sizeof r->repro[0], "ptofuzz diff %s --backend=pypto --seed=%llu", file, seed);
+    /* the program alone, with only PyPTO (and ptoas for a ptoas message) */
+    snprintf(r->repro[r->nrepro++], sizeof r->repro[0],
+             "PYTHONPATH=$PYPTO/python python3 finding-%lld.py out%s   # the program below", (long long)r->f.id,
+             !strcmp(nz(r->f.pass), "ptoas") ? " $PTOAS" : "");
     return;
   }
   const char *v = nz(r->f.variant);
@@ -447,9 +468,9 @@ static void rerun(Rep *r) {
     put(r->rerun_note, sizeof r->rerun_note, "not a miscompile: no output comparison");
     return;
   }
-  if (!strcmp(r->backend, "ptoas")) {
+  if (!strcmp(r->backend, "ptoas") || !strcmp(r->backend, "pypto")) {
     put(r->rerun_note, sizeof r->rerun_note,
-        "a real back end finding: its outputs come from the real toolchain; run the reproduce command to see them");
+        "a real back end finding: its outputs come from the real tools; run the reproduce command to see them");
     return;
   }
   uint32_t bugs = 0;
@@ -628,6 +649,7 @@ static void ir_diff(Rep *r) {
         "first bad pass 'sim': the simulator's self-check blamed the simulator (the detail says which check)");
     return;
   }
+  if (!strcmp(r->backend, "pypto")) return;     /* PyPTO's own pass dumps: pypto_part */
   if (!strcmp(r->backend, "ptoas") || !strcmp(nz(r->f.kind), "crash")) {
     put(r->ir_note, sizeof r->ir_note, "not compiled here (a crash, or the real back end)");
     return;
@@ -668,6 +690,126 @@ static void ir_diff(Rep *r) {
   ir_arena_free(A);
 }
 
+/* ---- the PyPTO back end ------------------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A whole small file (at most 4 MiB), malloc'd, or NULL. */
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4u << 20;
+  char *t = malloc(cap + 1);
+  size_t n = t ? fread(t, 1, cap, f) : 0;
+  fclose(f);
+  if (t) t[n] = 0;
+  return t;
+}
+
+/* PyPTO's own IR before and after the finding's pass (its dumps NN_after_PASS.py
+ * in dir/out/passes_dump), as a line diff. */
+static void pypto_dumps(Rep *r, const char *dir) {
+  const char *bad = r->f.first_bad_pass && strcmp(r->f.first_bad_pass, "-") ? r->f.first_bad_pass : r->f.pass;
+  put(r->ir_note, sizeof r->ir_note, "no PyPTO pass dump to compare");
+  if (!bad || !strcmp(bad, "-")) return;
+  char pd[1200], want[100];
+  snprintf(pd, sizeof pd, "%s/out/passes_dump", dir);
+  snprintf(want, sizeof want, "_after_%s.py", bad);
+  DIR *dd = opendir(pd);
+  if (!dd) return;
+  char prev[256] = "", hit[256] = "", last[256] = "";
+  char **names = NULL;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(dd));)
+    if (strstr(e->d_name, ".py") && e->d_name[0] >= '0' && e->d_name[0] <= '9') {
+      names = realloc(names, sizeof *names * (size_t)(n + 1));
+      if (!names || !(names[n++] = strdup(e->d_name))) die("out of memory");
+    }
+  closedir(dd);
+  qsort(names, (size_t)n, sizeof *names, cmp_str);
+  for (int i = 0; i < n && !hit[0]; i++) {
+    const char *u = strstr(names[i], "_after_");
+    if (u && !strcmp(u, want)) snprintf(hit, sizeof hit, "%s", names[i]), snprintf(prev, sizeof prev, "%s", last);
+    snprintf(last, sizeof last, "%s", names[i]);
+  }
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+  if (!hit[0] || !prev[0]) return;
+  char pa[1500], pb[1500];
+  snprintf(pa, sizeof pa, "%s/%s", pd, prev);
+  snprintf(pb, sizeof pb, "%s/%s", pd, hit);
+  char *a = read_text(pa), *b = read_text(pb);
+  if (a && b) {
+    snprintf(r->ir_before_pass, sizeof r->ir_before_pass, "%.31s", prev);
+    snprintf(r->ir_after_pass, sizeof r->ir_after_pass, "%.31s", hit);
+    r->ir_diff = rep_line_diff(a, b, prev, hit);
+  }
+  free(a), free(b);
+}
+
+/* The program ptoc translates the kernel into for the finding's variant, and for
+ * each build named (RepOpts.pypto) whether the finding's signature reproduces
+ * there: its variant checked alone, input seed as the campaign's. */
+static void pypto_part(Rep *r, const char *list) {
+  if (strcmp(r->backend, "pypto")) return;
+  int v = orc_pypto_variant(r->f.variant);
+  PyptoBuild b[ORC_PYPTO_MAXB];
+  char why[300];
+  int nb = orc_pypto_builds(list, b, ORC_PYPTO_MAXB, why, sizeof why);
+  Arena *A = ir_arena_new();
+  Src src = {"finding", r->kernel, strlen(r->kernel)};
+  Comp c = {.A = A, .src = src, .o = {.split = -1, .target = -1}};
+  Kernel *gk = ir_front(&c);
+  if (!gk || v < 0) {
+    snprintf(r->program_note, sizeof r->program_note, "no program: %s",
+             !gk ? "the kernel no longer parses" : "the finding's variant is not a PyPTO one");
+  } else {
+    const char *at = strchr(r->f.variant, '@');
+    int split = !strncmp(r->f.variant + 6, "up_down", 7) ? MODE_UD : !strncmp(r->f.variant + 6, "left_right", 10) ? MODE_LR
+                                                                                                                   : MODE_NONE;
+    Comp e = {.A = A, .src = src, .o = {.split = -1, .target = -1}};
+    PyOpts po = {.split = split, .target = at && !strcmp(at, "@a5") ? TGT_A5 : TGT_A2A3, .caps = nb > 0 ? b[0].caps : 0};
+    const char *text = ir_emit_pypto(&e, gk, &po);
+    if (text) r->program = strdup(text);
+    else snprintf(r->program_note, sizeof r->program_note, "ptoc no longer translates it: %s %s",
+                  ir_diag_name(e.diag.code), e.diag.msg);
+  }
+  ir_arena_free(A);
+  if (nb < 0) {
+    snprintf(r->pypto_env, sizeof r->pypto_env, "not found (%s)", why);
+    return;
+  }
+  RealTools t;
+  bool have_t = orc_real_find(&t, NULL, NULL);
+  for (int k = 0; k < nb && v >= 0; k++) {
+    snprintf(r->build[r->nbuild], sizeof r->build[0], "%.12s%s%s%s", b[k].commit, *b[k].date ? " (" : "", b[k].date,
+             *b[k].date ? ")" : "");
+    char *res = r->repro_on[r->nbuild++];
+    PyDrv *d = orc_pypto_open(&b[k], 0, why, sizeof why);
+    if (!d) {
+      snprintf(res, 300, "not checked: %s", why);
+      continue;
+    }
+    if (!k) snprintf(r->pypto_env, sizeof r->pypto_env, "%s", orc_pypto_hello(d));
+    PyCase pc = {.src = &src, .input_seed = r->f.seed, .only = v};
+    orc_pypto_check(d, have_t ? &t : NULL, &pc, 1, &(RealOpts){.jobs = 1}, NULL);
+    if (!k) pypto_dumps(r, orc_pypto_last_dir(d));
+    orc_pypto_close(d);
+    const VarResult *hit = NULL, *other = NULL;
+    for (int i = 0; i < pc.n; i++) {
+      char sig[200];
+      orc_signature(&pc.r[i], sig, sizeof sig);
+      if (orc_is_finding(pc.r[i].out) && !strcmp(sig, nz(r->f.signature))) hit = &pc.r[i];
+      else if (!other && pc.r[i].out != OUT_OK) other = &pc.r[i];
+    }
+    if (pc.invalid) snprintf(res, 300, "not checked: the kernel is invalid");
+    else if (hit) snprintf(res, 300, "reproduces: %.260s", hit->detail);
+    else if (other) snprintf(res, 300, "does not reproduce; check (%c) gives %s %s: %.200s", other->check,
+                             orc_outcome_name(other->out), other->code, other->detail);
+    else snprintf(res, 300, "does not reproduce: every check of %s passes", r->f.variant);
+  }
+}
+
 /* ---- the environment ---------------------------------------------------------------------------- */
 
 static void environment(Rep *r) {
@@ -680,7 +822,7 @@ static void environment(Rep *r) {
   put(r->compiler, sizeof r->compiler, "unknown");
 #endif
   r->ptoas[0] = 0;
-  if (!strcmp(r->backend, "ptoas")) {
+  if (!strcmp(r->backend, "ptoas") || !strcmp(r->backend, "pypto")) {
     RealTools t;
     put(r->ptoas, sizeof r->ptoas, orc_real_find(&t, NULL, NULL) ? t.version : "not found");
   }
@@ -802,6 +944,15 @@ static void write_md(FILE *f, const Rep *r, const char *version) {
   free(cmds);
   fprintf(f, "## The %s\n\n", kernel_label(r));
   md_block(f, "", r->kernel);
+  if (!strcmp(r->backend, "pypto")) {
+    fprintf(f, "## The PyPTO program (finding-%lld.py)\n\n", (long long)i->id);
+    if (r->program) md_block(f, "python", r->program);
+    else fprintf(f, "%s.\n\n", r->program_note);
+    fputs("## Where it reproduces\n\n", f);
+    for (int k = 0; k < r->nbuild; k++) fprintf(f, "- PyPTO %s: %s\n", r->build[k], r->repro_on[k]);
+    if (!r->nbuild) fprintf(f, "- no PyPTO build checked: %s\n", r->pypto_env);
+    fputc('\n', f);
+  }
   fputs("## Outputs\n\n", f);
   fprintf(f, "%s.\n\n", r->rerun_note);
   for (int o = 0; o < r->nout; o++) {
@@ -839,6 +990,7 @@ static void write_md(FILE *f, const Rep *r, const char *version) {
   fprintf(f, "## Environment\n\n- tool: ptofuzz %s (commit %s)\n- host: %s\n- C compiler: %s\n- SQLite: %s\n- libpng: %s\n",
           version, PTO_COMMIT, r->host, r->compiler, db_sqlite_version(), png_get_libpng_ver(NULL));
   if (r->ptoas[0]) fprintf(f, "- ptoas: %s\n", r->ptoas);
+  if (r->pypto_env[0]) fprintf(f, "- PyPTO driver: %s\n", r->pypto_env);
 }
 
 static void html_pre(FILE *f, const char *cls, const char *text) {
@@ -1102,6 +1254,7 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
   rerun(&r);
   ir_diff(&r);
   environment(&r);
+  pypto_part(&r, o->pypto);
   int rc = 0;
   if (o->format == REP_MD && !write_pictures(&r, o->out)) rc = 2;
   FILE *f = rc ? NULL : o->out ? fopen(o->out, "w") : stdout;
@@ -1122,6 +1275,7 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
   for (int i = 0; i < r.nout; i++) free(r.out[i].png);
   free(r.out);
   free(r.ir_diff);
+  free(r.program);
   db_info_free(&r.f);
   return rc;
 }

@@ -2,10 +2,14 @@
 # deps.sh — install the Debian packages ptofuzz needs that are missing.
 # Quiet when nothing is missing. Needs root and apt to install anything.
 # `deps.sh chromium` installs only headless Chromium, which the dashboard test
-# (tests/dashboard.t) alone needs; nothing else does.
+# (tests/dashboard.t) alone needs; nothing else does. `deps.sh pypto` installs
+# Debian's python3 and python3-torch, which the PyPTO back end (DESIGN 16) and
+# its tests alone need: PyPTO imports torch (about 230 packages).
 set -eu
 if [ "${1:-}" = chromium ]; then
   need="chromium"
+elif [ "${1:-}" = pypto ]; then
+  need="python3 python3-torch"
 else
 need="cmake clang libclang-rt-14-dev libsqlite3-dev sqlite3 afl++ perl make gcc libpng-dev"
 # The real back end (docs/real-backend.md): the prebuilt ptoas links LLVM 19
