@@ -5,7 +5,7 @@
 # are `unsupported` with exit 1, usage errors; (2) with Debian's python3 and
 # the PyPTO builds of ../shared/third_party/pypto (or $PYPTO_ROOT): every
 # seed's program under every variant parses with pl.parse (which must not run
-# its __main__ block), and the PyPTO seed bug (corpus/pypto/split_slice.ptk)
+# its __main__ block), and the PyPTO seed bug (tests/pypto/split_slice.ptk)
 # is reachable: ptoas v0.42 refuses b25b25a4a's PTO-AS with the tstore
 # element-count error and accepts 6b426ae45's. Part (2) is skipped with a
 # reason when python3, PyPTO or ptoas is missing.
@@ -32,8 +32,8 @@ grep -q 'with pl.at(level=pl.Level.CORE_GROUP, name_hint="c2v_only"):' "$T/c2v.p
   grep -q '# variant: split none, target a2a3 (BackendType.Ascend910B)' "$T/c2v.py"
 ok $? "pypto-cli-4 the kernel's own split and target by default (none, a2a3)"
 
-"$P" corpus/pypto/split_slice.ptk --emit=pypto | grep -q 'optimizations=\[pl.split(pl.SplitMode.UP_DOWN)\]' &&
-  ! "$P" corpus/pypto/split_slice.ptk --emit=pypto --split=none | grep -q 'optimizations' &&
+"$P" tests/pypto/split_slice.ptk --emit=pypto | grep -q 'optimizations=\[pl.split(pl.SplitMode.UP_DOWN)\]' &&
+  ! "$P" tests/pypto/split_slice.ptk --emit=pypto --split=none | grep -q 'optimizations' &&
   "$P" corpus/seeds/v2c_only.ptk --emit=pypto --split=left_right --target=a5 > "$T/lr.py" &&
   grep -q 'pl.split(pl.SplitMode.LEFT_RIGHT)' "$T/lr.py" && grep -q 'BackendType.Ascend950' "$T/lr.py"
 ok $? "pypto-cli-5 split(up_down) from the kernel; --split= and --target= override it"
@@ -104,7 +104,7 @@ EOF
 : > "$T/list6b"
 : > "$T/list25"
 nprog=0
-for f in corpus/seeds/*.ptk corpus/pypto/*.ptk; do
+for f in corpus/seeds/*.ptk tests/pypto/*.ptk; do
   b=$(basename "$f" .ptk)
   for v in "none_a2a3 --split=none --target=a2a3" "none_a5 --split=none --target=a5" "up_down --split=up_down" "left_right --split=left_right"; do
     set -- $v
@@ -139,7 +139,7 @@ if [ ! -x "$PTOAS" ] || ! "$PTOAS" --version > /dev/null 2>&1; then
   echo "ok $((n = n + 1)) - pypto-run-3 # SKIP no usable ptoas at $PTOAS"
   echo "ok $((n = n + 1)) - pypto-run-4 # SKIP no usable ptoas at $PTOAS"
 else
-  "$P" corpus/pypto/split_slice.ptk --emit=pypto > "$T/ss.py"
+  "$P" tests/pypto/split_slice.ptk --emit=pypto > "$T/ss.py"
   PYTHONPATH="$B25/python" "$PY" "$T/ss.py" "$T/ss25" "$PTOAS" > "$T/ss25.out" 2>&1
   rc=$?
   [ $rc = 1 ] && grep -q "'pto.tstore' op expects dst static element count (512) to match src valid_shape static element count (1024)" "$T/ss25.out"
