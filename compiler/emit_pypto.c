@@ -495,10 +495,9 @@ static void op(E *e, const Stmt *s) {
                      : ir_fmt(A, ", valid_shapes=[%s, %s]", gv[0].s, gv[1].s);
     const char *args = ir_fmt(A, "%s, %s, [%d, %d]%s, target_memory=%s", e->py[T->id], idx2_py(e, o), R, C, vs, mem_py(space));
     if (e->twin[d->id] && !e->notload[d->id]) {  /* a trans_b operand: its [C, R] twin, loaded transposed */
-      if (!e->plain[d->id]) {                   /* read only transposed: only the twin is loaded */
-        VE tv2[2] = {gv[1], gv[0]};
-        assign(e, s, d, ir_fmt(A, "pl.load(%s, transpose=True)", args), tv2, tv2);
-        e->val[d->id][0] = gv[0], e->val[d->id][1] = gv[1];
+      if (!e->plain[d->id]) {                   /* read only transposed: only the twin is loaded (its
+                                                 * valid tracked untransposed, as the kernel's value) */
+        assign(e, s, d, ir_fmt(A, "pl.load(%s, transpose=True)", args), gv, gv);
         e->tw[d->id] = e->py[d->id];
         return;
       }
@@ -755,7 +754,9 @@ static void op(E *e, const Stmt *s) {
     Arg *sp = ir_kwarg((Call *)c, KW_SPACE);
     Space space = sp ? (Space)sp->e : SP_VEC;
     /* pl.paged_gather is a tensor-level op (its result a Tensor no tile op takes): gather
-     * into UB, write the [N, S] buffer to a scratch GM tensor, and load its valid rows */
+     * into UB, write the [N, S] buffer to a scratch GM tensor, and load its valid rows
+     * back into UB (the vector side wrote them: no GM round trip between the cores),
+     * then, for a mat gather, move them to L1 */
     const char *scr = mangle(e, ir_fmt(A, "%s_gm", d->name));
     const char *pg = mangle(e, ir_fmt(A, "%s_pg", d->name));
     fprintf(e->pre, "        %s = pl.create_tensor([%d, %d], dtype=%s)\n", scr, N, S, dt_py(src->dt));
@@ -764,7 +765,9 @@ static void op(E *e, const Stmt *s) {
     line(e, "%s = pl.assemble(%s, %s, [0, 0])", scr, scr, pg);
     gv[0] = vk(e, ix->dim[1]), gv[1] = vk(e, S);
     const char *vs = ix->dim[1] == N ? "" : ir_fmt(A, ", valid_shapes=[%d, %d]", ix->dim[1], S);
-    assign(e, s, d, ir_fmt(A, "pl.load(%s, [0, 0], [%d, %d]%s, target_memory=%s)", scr, N, S, vs, mem_py(space)), gv, gv);
+    const char *ld = ir_fmt(A, "pl.load(%s, [0, 0], [%d, %d]%s, target_memory=pl.Mem.Vec)", scr, N, S, vs);
+    if (space != SP_VEC) ld = ir_fmt(A, "pl.move(%s, target_memory=%s)", ld, mem_py(space));
+    assign(e, s, d, ld, gv, gv);
     return;
   }
   default:
@@ -801,6 +804,9 @@ static void body(E *e, const Body *b) {
     case S_SPLIT: {
       if (!(e->o->caps & PY_CAP_SPLIT_AIV))
         refuse(e, s->loc, E_PYPTO_SPLIT_AIV, "split_aiv: this PyPTO build has no pl.split_aiv (it came with 6b426ae45)");
+      if (e->ind)
+        refuse(e, s->loc, E_PYPTO_SPLIT_NESTED, "split_aiv inside a loop: pl.split_aiv must appear directly inside "
+               "the pl.at scope (PyPTO's builder refuses it nested, src/ir/builder.cpp at 6b426ae45)");
       unsigned axes = region_axes(&s->body);
       if (axes == 1u << 2)
         refuse(e, s->loc, E_PYPTO_SPLIT_MODE, "aiv_shard(t, none) in split_aiv: pl.aiv_shard always halves");
@@ -894,7 +900,7 @@ static const char *emit(E *e) {
   if (!f) die("open_memstream failed");
   const char *be = o->target == TGT_A5 ? "Ascend950" : "Ascend910B";
   fprintf(f, "# PyPTO program translated by `ptoc --emit=pypto` from kernel '%s' (%s)\n", k->name, c->src.name ? c->src.name : "?");
-  fprintf(f, "# variant: split %s, target %s (BackendType.%s); PyPTO features used:%s%s%s\n", ir_mode_name((Mode)o->split),
+  fprintf(f, "# variant: split %s, target %s (BackendType.%s); for a PyPTO build with:%s%s%s\n", ir_mode_name((Mode)o->split),
           ir_target_name(o->target), be, o->caps & PY_CAP_PAGED_GATHER ? " paged_gather" : "",
           o->caps & PY_CAP_SPLIT_AIV ? " split_aiv" : "", o->caps ? "" : " none beyond b25b25a4a's");
   fputs("# Compile (PTO-AS in OUTDIR/kernels, the IR after each pass in OUTDIR/passes_dump) and, given a\n"

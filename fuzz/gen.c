@@ -1430,6 +1430,11 @@ static void blk_loop(Gen *g) {
   Val run = bind(g, run0, "run");
   Val mx = {0};
   if (rmax) mx0 = v_full(g, M, 1, -1000, FZ_F32), mx = bind(g, mx0, "mx");
+  /* a PyPTO share kernel fits the accumulators' valid shapes to what they add
+   * (py_valid_full): no leaf may read them before that */
+  Tile *hide[2] = {g->py ? tile_of(g, &run) : NULL, g->py && rmax ? tile_of(g, &mx) : NULL};
+  for (int i = 0; i < 2; i++)
+    if (hide[i]) hide[i]->alive = false;
   Val acc = {0};
   int trips = rng(g, g->p->loop_trips_min, g->p->loop_trips_max);
   FzBody *outer;
@@ -1469,6 +1474,8 @@ static void blk_loop(Gen *g) {
     Val h2 = bind(g, v_mm(g, NULL, yo, w2, false), "h");
     y = bind(g, vchain(g, h2, 1), "y");
   }
+  for (int i = 0; i < 2; i++)
+    if (hide[i]) hide[i]->alive = true;
   py_valid_full(g, run0.e, &run, &y);
   run = reassign(g, run, v_bin(g, FZ_OP_add, run, y));
   if (rmax) {
