@@ -428,6 +428,7 @@ typedef struct {
 typedef struct {
   bool toolerr;                                 /* the driver could not be run */
   bool raised, died, hung;
+  bool in_dumps, in_torch;                      /* died or hung in check (b): parsing back a dump, running one on torch */
   char where[48];                               /* the pass (or parse, codegen) that raised or was running */
   char cls[64], msg[400];
   char names[MAXPASS][48];                      /* the pipeline's passes, in order */
@@ -528,7 +529,7 @@ static void request(PyDrv *d, const char *dir, const char *backend, bool torch, 
     }
   }
   double t0 = ms(), deadline = t0 + d->timeout_s * 1e3;
-  char stage[16] = "parse";
+  char stage[16] = "parse", at[48] = "frontend";   /* what the driver is doing: stage, and the dump's pass */
   for (;;) {
     int got = drv_line(d, line, sizeof line, deadline);
     if (got <= 0) {
@@ -546,14 +547,16 @@ static void request(PyDrv *d, const char *dir, const char *backend, bool torch, 
       if (!strcmp(stage, "compile")) {
         int nw = dumps_written(dir);
         set(r->where, sizeof r->where, nw < 0 ? "setup" : nw < r->nnames ? r->names[nw] : "codegen");
-      } else if (!strcmp(stage, "dumps")) {
-        set(r->where, sizeof r->where, r->nd ? r->dump[r->nd - 1].pass : "frontend");
+      } else if (!strcmp(stage, "dump") || !strcmp(stage, "torch")) {
+        set(r->where, sizeof r->where, at);
+        r->in_dumps = true;
+        r->in_torch = !strcmp(stage, "torch");
       } else {
         set(r->where, sizeof r->where, stage);
       }
       fmt(r->msg, sizeof r->msg, "%s %s %s", r->hung ? "no answer within the time limit" : "the interpreter died",
-          !strcmp(stage, "compile") ? "in pass" : !strcmp(stage, "dumps") ? "parsing back or running the dump of"
-                                                                           : "in PyPTO's", r->where);
+          !strcmp(stage, "compile") ? "in pass" : !strcmp(stage, "dump") ? "parsing back the IR after"
+          : !strcmp(stage, "torch") ? "running on torch (torch_codegen) the IR after" : "in PyPTO's", r->where);
       drv_kill(d);
       break;
     }
@@ -561,6 +564,7 @@ static void request(PyDrv *d, const char *dir, const char *backend, bool torch, 
     int nf = fields(line, f, MAXARG + 4);
     if (!strcmp(f[0], "stage") && nf >= 2) {
       set(stage, sizeof stage, f[1]);
+      if (nf >= 4) set(at, sizeof at, f[3]);
       if (!strcmp(f[1], "compile"))
         for (int i = 2; i < nf && r->nnames < MAXPASS; i++) set(r->names[r->nnames++], sizeof r->names[0], f[i]);
     } else if (!strcmp(f[0], "raise") && nf >= 4) {
@@ -702,8 +706,9 @@ static bool judge_compile(const Reply *rp, const Diag *model, VarResult *x) {
     snprintf(x->detail, sizeof x->detail, "ptoc and PyPTO both refuse it: %s: %.150s", rp->cls, rp->msg);
     return false;
   }
+  if (rp->in_dumps) x->check = 'b';             /* PyPTO compiled it; its dumps' check died */
   x->out = rp->hung ? OUT_HANG : rp->died || !user_exception(rp->cls) ? OUT_CRASH : OUT_REJECT;
-  set(x->code, sizeof x->code, rp->hung ? "timeout" : rp->cls);
+  set(x->code, sizeof x->code, rp->hung ? (rp->in_torch ? "torch-timeout" : "timeout") : rp->cls);
   set(x->op, sizeof x->op, rp->raised ? cls : "-");
   set(x->pass, sizeof x->pass, rp->where);
   snprintf(x->detail, sizeof x->detail, "PyPTO %s: %s: %.160s", rp->where, rp->hung ? "timeout" : rp->cls, rp->msg);
@@ -990,8 +995,9 @@ void orc_pypto_check(PyDrv *d, const RealTools *rt, PyCase *cases, int n, const 
         reply_free(&rp);
         continue;
       }
-      tm->parsed += !(rp.raised || rp.died || rp.hung) || strcmp(rp.where, "parse");
-      tm->compiled += !(rp.raised || rp.died || rp.hung);
+      bool stopped = rp.raised || ((rp.died || rp.hung) && !rp.in_dumps);   /* in PyPTO's parse or compile */
+      tm->parsed += !stopped || strcmp(rp.where, "parse");
+      tm->compiled += !stopped;
       if (!judge_compile(&rp, mk ? NULL : &model, xa)) {
         reply_free(&rp);
         continue;

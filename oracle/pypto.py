@@ -11,7 +11,7 @@
 # Replies, one line each, tab-separated, in this order:
 #   hello VERSION TORCH PYTHON  once, after the import
 #   fatal CLASS MESSAGE         the import failed; the driver exits
-#   stage parse | stage compile PASS... | stage dumps
+#   stage parse | stage compile PASS... | stage dumps | stage dump|torch NN PASS
 #   raise WHERE CLASS MESSAGE   parse or compile raised; WHERE: parse, a pass, codegen
 #   dump NN PASS ok|fail [CLASS MESSAGE]     each pass dump parsed back (or not)
 #   torch NN PASS ok|same|error [NN2 | CLASS MESSAGE]   ran on torch: DIR/t/NN.bin,
@@ -197,6 +197,7 @@ def check(d, backend, use_torch):
             continue
         seen[key] = nn
         t0 = time.time()
+        say("stage", "dump", nn, pname)           # what a hang or a death interrupts
         if key not in PARSED:                     # the variants of one kernel share many dumps
             try:
                 PARSED[key] = (pl.parse(body, "ptofuzz:" + f), ("ok",))
@@ -209,6 +210,7 @@ def check(d, backend, use_torch):
             path = os.path.join(d, "t", nn + ".bin")
             got = RAN.get((key, digest))
             if got is None:
+                say("stage", "torch", nn, pname)
                 try:
                     run_torch(p, ins, path)
                     got = open(path, "rb").read()
