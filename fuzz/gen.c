@@ -442,7 +442,7 @@ static FzAff advance(const Gen *g, FzAff o, int stride, int *span) {
 
 /* ---- shapes and dtypes --------------------------------------------------------------------- */
 
-enum { D_EVEN = 1, D_NOUNIT = 2 };
+enum { D_EVEN = 1, D_NOUNIT = 2, D_BOX = 4 };
 
 static int pick_from(Gen *g, const int *tab, int n, int max) {
   int cnt = 0;
@@ -459,7 +459,11 @@ static int dim(Gen *g, bool col, unsigned fl) {
   static const int cols[] = {32, 16, 64, 128, 8, 48, 96, 24, 256, 40};
   static const int odds[] = {15, 17, 7, 31, 33, 9, 5, 3, 63, 47, 13};
   int max = col ? g->p->max_cols : g->p->max_rows;
-  if (g->py && col == (g->py_ax == 1)) fl |= D_EVEN | D_NOUNIT;   /* PyPTO halves only even extents */
+  if (g->py) {                                  /* PyPTO allocates the tile as written and ptoas wants whole
+                                                 * 16-row boxes and 32-byte rows: odd extents are valid ones */
+    static const int pr[] = {32, 64}, pc[] = {32, 64, 128};   /* halves keep them too (f16 [R,1]: 16 rows) */
+    return col ? pick_from(g, pc, 3, imax(max, 32)) : pick_from(g, pr, 2, imax(max, 32));
+  }
   if (!(fl & D_EVEN) && ch(g, g->p->p_odd_extent)) {
     int d = pick_from(g, odds, (int)(sizeof odds / sizeof *odds), max);
     if (d % 2) feat(g, FZ_FEAT_odd_extent);
@@ -475,6 +479,7 @@ static int dim(Gen *g, bool col, unsigned fl) {
 }
 
 static int shrink(int x, unsigned fl) {
+  if ((fl & D_BOX) && x > 32) return (x / 2 + 31) / 32 * 32;   /* a PyPTO share kernel keeps whole boxes */
   x /= 2;
   if ((fl & D_EVEN) && x % 2 && x > 1) x++;
   return x < 1 ? 1 : x;
@@ -482,6 +487,7 @@ static int shrink(int x, unsigned fl) {
 
 /* Shrink [R, C] until n such vector tiles fit the budget. */
 static void fit(Gen *g, int dt, int *R, int *C, int n, unsigned fl) {
+  if (g->py) fl |= D_BOX;
   while (!vec_ok(g, n * vbytes(dt, *R, *C)) && (*R > 1 || *C > 1)) {
     if (*C >= *R && *C > 1) *C = shrink(*C, fl);
     else *R = shrink(*R, fl);
@@ -490,6 +496,7 @@ static void fit(Gen *g, int dt, int *R, int *C, int n, unsigned fl) {
 
 /* Shrink a matmul [M,K] x [K,N] until L0A/L0B, acc and n vector [M,N] tiles fit. */
 static void fit_mm(Gen *g, int dt, int *M, int *K, int *N, int n, unsigned fl) {
+  if (g->py) fl |= D_BOX;
   for (int it = 0; it < 64; it++) {
     bool left = fbytes(dt, *M, *K, false) <= 65536, right = fbytes(dt, *K, *N, false) <= 65536 &&
                                                           fbytes(dt, *N, *K, false) <= 65536;
@@ -1097,9 +1104,10 @@ static void reduce_stores(Gen *g, Val x) {
 static void subslice_stores(Gen *g, Val t, int ax) {
   int E = ax ? t.C : t.R, S = (E + 1) / 2;
   int divs[16], nd = 0;
-  bool even = g->py && ax == g->py_ax;          /* a PyPTO share kernel halves these blocks too */
+  bool even = g->py && ax == g->py_ax;          /* a PyPTO share kernel halves these blocks too, and */
+  bool box = g->py && ax == 1;                  /* keeps a vector row (and its half) a whole 32 bytes */
   for (int h = S; h >= 1 && nd < 16; h--)
-    if (S % h == 0 && (h > 1 || S == 1) && (!even || h % 2 == 0)) divs[nd++] = h;
+    if (S % h == 0 && (h > 1 || S == 1) && (!even || h % 2 == 0) && (!box || h % 32 == 0)) divs[nd++] = h;
   if (!nd) return;
   int h = divs[below(g, nd)], nb = E / h;
   if (nb < 1) return;

@@ -7,14 +7,15 @@
 # kernels, docs/fuzzing.md); with 3000 kernels its sampling deviation is
 # about 0.2 points, so the floor fails only when a construct loses more than
 # half of its share, i.e. when a generator change really drops it. Ids:
-# coverage-N.
+# coverage-N. The report ends with the share of kernels ptoc --emit=pypto
+# translates per variant (pypto= lines, no floor).
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 "$F" gen --coverage --count=3000 --seed=1 > "$T/c" 2> "$T/err"
 ok $? "coverage-1 ptofuzz gen --coverage --count=3000 exits 0"
 head -n 1 "$T/c" | grep -Eq '^coverage: kernels=3000 invalid=[0-9]+$'
 ok $? "coverage-2 the header line gives kernels=3000 and the invalid count"
-tail -n +2 "$T/c" > "$T/rows"
+tail -n +2 "$T/c" | grep -v '^pypto=' > "$T/rows"   # the constructs; pypto= lines: coverage-10
 [ -s "$T/rows" ] && ! grep -Evq '^construct=[a-z0-9_.=-]+ share=[01]\.[0-9]{4}$' "$T/rows"
 ok $? "coverage-3 every other line is construct=NAME share=F"
 # the source ops of ops.def, in table order
@@ -38,4 +39,8 @@ ok $? "coverage-7 at most 1% of the kernels fail the front end"
 ok $? "coverage-8 the same seed gives the same report"
 "$F" gen --coverage --count=200 --seed=1 > "$T/c2" && [ "$(grep -c '^construct=' "$T/c2")" = "$(wc -l < "$T/rows")" ]
 ok $? "coverage-9 the list of constructs does not depend on the count"
+# after the constructs, the share ptoc --emit=pypto translates for PyPTO b25b25a4a (docs/pypto.md)
+grep '^pypto=' "$T/c" | cut -d' ' -f1 | tr '\n' ' ' | grep -qx 'pypto=none@a2a3 pypto=none@a5 pypto=up_down pypto=left_right pypto=all ' &&
+  ! grep '^pypto=' "$T/c" | grep -Evq '^pypto=[a-z_@0-9]+ translated=[01]\.[0-9]{4}$' && [ "$(tail -n 1 "$T/c" | cut -d' ' -f1)" = pypto=all ]
+ok $? "coverage-10 the report ends with pypto=VARIANT translated=F for the four variants and all"
 plan
