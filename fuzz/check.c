@@ -192,7 +192,7 @@ static void check_real_sig(const char *sig, const char *pre, char *why, size_t n
   if (!is_kind(f[0])) return (void)snprintf(why, n, "signature '%s': '%s' is not a finding kind", sig, f[0]);
   size_t k = strlen(pre);
   if (strncmp(f[1], pre, k) || (strcmp(f[1] + k, "none") && strcmp(f[1] + k, "up_down") && strcmp(f[1] + k, "left_right")))
-    snprintf(why, n, "signature '%s': '%s' is not a mode of this back end (%snone, %sup_down, %sleft_right)", sig, f[1],
+    snprintf(why, n, "signature '%s': '%s' is not a real back end's mode (%snone, %sup_down, %sleft_right)", sig, f[1],
              pre, pre, pre);
 }
 
@@ -559,8 +559,8 @@ int main(int argc, char **argv) {
   if (l.errors) {
     failed = -1;
   } else if (!l.n && !allow_empty) {            /* run from elsewhere, an empty directory: not a pass */
-    fprintf(stderr, "pto-check: nothing to check: no reproducers in %s%s (--allow-empty accepts that)\n",
-            npaths ? "the given paths" : dflt, db ? " nor fixed findings in the database" : "");
+    fprintf(stderr, "pto-check: nothing to check: no reproducers in %s%s%s (--allow-empty accepts that)\n",
+            npaths ? "the given paths" : dflt, npaths ? "" : "/", db ? " nor fixed findings in the database" : "");
     failed = -1;
   } else if (!l.n) {
     puts("1..0 # SKIP no reproducers");

@@ -369,7 +369,7 @@ static int bench(int argc, char **argv) {
     else if (!kernel_opt(argv[i], &o)) return bad_arg("bench throughput", argv[i], NULL);
   }
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
-  if (o.backend < 0 || (o.backend != FZ_MODEL && o.backend != FZ_PTOAS && o.backend != FZ_PYPTO)) {
+  if (o.backend < 0 || (o.backend && o.backend != FZ_MODEL && o.backend != FZ_PTOAS && o.backend != FZ_PYPTO)) {
     fputs("ptofuzz: bench throughput: '--backend=both' is not a benchmark (model, ptoas or pypto)\n", stderr);
     return usage_of("bench", stderr, 1);
   }

@@ -48,7 +48,7 @@ int main(void) {
 
   FzRealCase c[3] = {mk("clean", clean_k), mk("rowsum", rowsum_k), mk("broken", invalid_k)};
   fz_real_replay(r, c, 3, 0);
-  tap_ok(&t, c[0].clean && !c[0].v.finding && !c[0].toolerr && !c[0].lost && c[0].n == FZ_NREAL, "realreplay-2.1",
+  tap_ok(&t, c[0].clean && !c[0].v.finding && !c[0].toolerr && !c[0].lost && c[0].n == ORC_NREAL, "realreplay-2.1",
          "a clean kernel: clean, %d variants", c[0].n);
   bool okvars = true;
   for (int i = 0; i < c[0].n; i++) okvars &= !strncmp(c[0].var[i].name, "ptoas:", 6) && !c[0].var[i].sig[0];
