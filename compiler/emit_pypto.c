@@ -186,6 +186,9 @@ static const char *dt_py(Dtype d) {
   }
 }
 
+/* pl.load's valid-shape keyword on the selected build. */
+static const char *valid_kw(const E *e) { return e->o->caps & PY_CAP_LOAD_VALID_SHAPE ? "valid_shape" : "valid_shapes"; }
+
 static const char *mem_py(Space s) {
   switch (s) {
   case SP_VEC: return "pl.Mem.Vec";
@@ -492,19 +495,28 @@ static void op(E *e, const Stmt *s) {
     gv[0] = v ? vaff(e, &v->ix[0]) : vk(e, R);
     gv[1] = v ? vaff(e, &v->ix[1]) : vk(e, C);
     const char *vs = gv[0].k && gv[0].v == R && gv[1].k && gv[1].v == C ? ""
-                     : ir_fmt(A, ", valid_shapes=[%s, %s]", gv[0].s, gv[1].s);
+                     : ir_fmt(A, ", %s=[%s, %s]", valid_kw(e), gv[0].s, gv[1].s);
     const char *args = ir_fmt(A, "%s, %s, [%d, %d]%s, target_memory=%s", e->py[T->id], idx2_py(e, o), R, C, vs, mem_py(space));
     if (e->twin[d->id] && !e->notload[d->id]) {  /* a trans_b operand: its [C, R] twin, loaded transposed */
+      /* where pl.load has no transpose= (e2d0f78ae), the twin is the zero-copy
+       * pl.tile.transpose_view of the plain load, which PyPTO's docs name its successor */
+      bool view = e->o->caps & PY_CAP_LOAD_NO_TRANSPOSE;
       if (!e->plain[d->id]) {                   /* read only transposed: only the twin is loaded (its
                                                  * valid tracked untransposed, as the kernel's value) */
-        assign(e, s, d, ir_fmt(A, "pl.load(%s, transpose=True)", args), gv, gv);
+        if (view) {
+          const char *ld = mangle(e, ir_fmt(A, "%s_L%d", d->name, ++e->ntmp));
+          line(e, "%s = pl.load(%s)", ld, args);
+          assign(e, s, d, ir_fmt(A, "pl.tile.transpose_view(%s)", ld), gv, gv);
+        } else
+          assign(e, s, d, ir_fmt(A, "pl.load(%s, transpose=True)", args), gv, gv);
         e->tw[d->id] = e->py[d->id];
         return;
       }
       if (!e->tw[d->id] || !e->pin[d->id])
         e->tw[d->id] = mangle(e, e->pin[d->id] ? ir_fmt(A, "%s_T", d->name) : ir_fmt(A, "%s_T%d", d->name, ++e->ntmp));
       assign(e, s, d, ir_fmt(A, "pl.load(%s)", args), gv, gv);
-      line(e, "%s = pl.load(%s, transpose=True)", e->tw[d->id], args);
+      if (view) line(e, "%s = pl.tile.transpose_view(%s)", e->tw[d->id], e->py[d->id]);
+      else line(e, "%s = pl.load(%s, transpose=True)", e->tw[d->id], args);
       return;
     }
     assign(e, s, d, ir_fmt(A, "pl.load(%s)", args), gv, gv);
@@ -764,7 +776,7 @@ static void op(E *e, const Stmt *s) {
          e->py[src->id], e->py[ix->id], e->py[tb->id], B, S, N, K);
     line(e, "%s = pl.assemble(%s, %s, [0, 0])", scr, scr, pg);
     gv[0] = vk(e, ix->dim[1]), gv[1] = vk(e, S);
-    const char *vs = ix->dim[1] == N ? "" : ir_fmt(A, ", valid_shapes=[%d, %d]", ix->dim[1], S);
+    const char *vs = ix->dim[1] == N ? "" : ir_fmt(A, ", %s=[%d, %d]", valid_kw(e), ix->dim[1], S);
     const char *ld = ir_fmt(A, "pl.load(%s, [0, 0], [%d, %d]%s, target_memory=pl.Mem.Vec)", scr, N, S, vs);
     if (space != SP_VEC) ld = ir_fmt(A, "pl.move(%s, target_memory=%s)", ld, mem_py(space));
     assign(e, s, d, ld, gv, gv);
@@ -900,9 +912,10 @@ static const char *emit(E *e) {
   if (!f) die("open_memstream failed");
   const char *be = o->target == TGT_A5 ? "Ascend950" : "Ascend910B";
   fprintf(f, "# PyPTO program translated by `ptoc --emit=pypto` from kernel '%s' (%s)\n", k->name, c->src.name ? c->src.name : "?");
-  fprintf(f, "# variant: split %s, target %s (BackendType.%s); for a PyPTO build with:%s%s%s\n", ir_mode_name((Mode)o->split),
+  fprintf(f, "# variant: split %s, target %s (BackendType.%s); for a PyPTO build with:%s%s%s%s%s\n", ir_mode_name((Mode)o->split),
           ir_target_name(o->target), be, o->caps & PY_CAP_PAGED_GATHER ? " paged_gather" : "",
-          o->caps & PY_CAP_SPLIT_AIV ? " split_aiv" : "", o->caps ? "" : " none beyond b25b25a4a's");
+          o->caps & PY_CAP_SPLIT_AIV ? " split_aiv" : "", o->caps & PY_CAP_LOAD_VALID_SHAPE ? " load(valid_shape=)" : "", o->caps & PY_CAP_LOAD_NO_TRANSPOSE ? " transpose_view" : "",
+          o->caps ? "" : " none beyond b25b25a4a's");
   fputs("# Compile (PTO-AS in OUTDIR/kernels, the IR after each pass in OUTDIR/passes_dump) and, given a\n"
         "# ptoas binary, assemble each kernel as PyPTO itself would:\n"
         "#   PYTHONPATH=<pypto>/python python3 THIS_FILE OUTDIR [PTOAS]\n", f);
@@ -1002,6 +1015,25 @@ static bool py_defines(const char *dir, const char *needle, int depth) {
   return found;
 }
 
+/* Does the signature of def head in dir/file (up to its "-> ") hold a line starting with param? */
+static bool py_def_has(const char *dir, const char *file, const char *head, const char *param) {
+  size_t n = strlen(dir) + strlen(file) + 2;
+  char *p = malloc(n);
+  if (!p) die("out of memory");
+  snprintf(p, n, "%s/%s", dir, file);
+  FILE *f = fopen(p, "r");
+  free(p);
+  char ln[4096];
+  bool in = false, found = false;
+  while (f && !found && fgets(ln, sizeof ln, f)) {
+    if (!in) in = !strncmp(ln, head, strlen(head));
+    else if (strstr(ln, "-> ")) break;
+    else found = !strncmp(ln, param, strlen(param));
+  }
+  if (f) fclose(f);
+  return found;
+}
+
 bool ir_pypto_caps(const char *dir, unsigned *caps) {
   *caps = 0;
   if (!dir || !*dir) return false;
@@ -1014,6 +1046,10 @@ bool ir_pypto_caps(const char *dir, unsigned *caps) {
   if (ok) {
     if (py_defines(lang, "def paged_gather(", 0)) *caps |= PY_CAP_PAGED_GATHER;
     if (py_defines(lang, "def split_aiv(", 0)) *caps |= PY_CAP_SPLIT_AIV;
+    /* pl.load's keyword was valid_shapes= until PyPTO 8a4294134 (#2233) renamed it valid_shape= */
+    if (!py_defines(lang, "    valid_shapes: Sequence", 0)) *caps |= PY_CAP_LOAD_VALID_SHAPE;
+    /* and its transpose= went after 6b426ae45 deprecated it for pl.tile.transpose_view */
+    if (!py_def_has(lang, "op/tile_ops.py", "def load(", "    transpose: bool")) *caps |= PY_CAP_LOAD_NO_TRANSPOSE;
   }
   free(lang);
   return ok;

@@ -431,7 +431,9 @@ const char *ir_emit_pto(Comp *c, const Kernel *k, const PtoNames *nm);
 /* ---- emit_pypto.c: a front-end kernel as a PyPTO program (DESIGN section 16, docs/pypto.md) ---- */
 
 enum { PY_CAP_PAGED_GATHER = 1u << 0,          /* pl.paged_gather exists (PyPTO 8f8de9b9c and later) */
-       PY_CAP_SPLIT_AIV = 1u << 1 };           /* pl.split_aiv / pl.aiv_shard / pl.aic_gather exist (6b426ae45 and later) */
+       PY_CAP_SPLIT_AIV = 1u << 1,             /* pl.split_aiv / pl.aiv_shard / pl.aic_gather exist (6b426ae45 and later) */
+       PY_CAP_LOAD_VALID_SHAPE = 1u << 2,      /* pl.load takes valid_shape= (valid_shapes= before 8a4294134) */
+       PY_CAP_LOAD_NO_TRANSPOSE = 1u << 3 };   /* pl.load has no transpose=: pl.tile.transpose_view instead */
 typedef struct {
   int split;                                    /* the variant's Mode: MODE_NONE, MODE_UD or MODE_LR (replaces the kernel's own) */
   Target target;                                /* TGT_A2A3 -> BackendType.Ascend910B, TGT_A5 -> BackendType.Ascend950 */

@@ -335,15 +335,15 @@ int main(void) {
       ok = ok && !mkdir(q, 0777);
     }
     snprintf(q, sizeof q, "%s/b/python/pypto/language/dsl_api.py", dir);
-    write_file(q, "def at(level):\n    pass\n");
+    write_file(q, "def at(level):\n    pass\ndef load(t,\n    valid_shapes: Sequence[int] | None = None):\n    pass\n");
     snprintf(p, sizeof p, "%s/b", dir);
     bool base = ok && ir_pypto_caps(p, &caps) && caps == 0;
     write_file(q, "def at(level):\n    pass\ndef split_aiv(n, *, mode):\n    pass\n");
     snprintf(q, sizeof q, "%s/b/python/pypto/language/op/tensor_ops.py", dir);
     write_file(q, "def paged_gather(  # noqa\n    src):\n    pass\n");
-    bool both = ok && ir_pypto_caps(p, &caps) && caps == (PY_CAP_PAGED_GATHER | PY_CAP_SPLIT_AIV);
+    bool both = ok && ir_pypto_caps(p, &caps) && caps == (PY_CAP_PAGED_GATHER | PY_CAP_SPLIT_AIV | PY_CAP_LOAD_VALID_SHAPE);
     tap_ok(&t, none && base && both, "pypto-emit-3.3",
-           "ir_pypto_caps: false without a PyPTO tree, none for b25b25a4a's API, both from `def split_aiv(`/`def paged_gather(`");
+           "ir_pypto_caps: false without a PyPTO tree, none for b25b25a4a's API, all from `def split_aiv(`/`def paged_gather(` and no `valid_shapes:`");
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (made && system(cmd)) tap_diag("could not remove %s", dir);
@@ -352,7 +352,7 @@ int main(void) {
     static const struct {
       const char *c;
       unsigned caps;
-    } builds[] = {{"b25b25a4a", 0}, {"8f8de9b9c", PY_CAP_PAGED_GATHER}, {"6b426ae45", ALL}, {"e2d0f78ae", ALL}};
+    } builds[] = {{"b25b25a4a", 0}, {"8f8de9b9c", PY_CAP_PAGED_GATHER}, {"6b426ae45", ALL}, {"e2d0f78ae", ALL | PY_CAP_LOAD_VALID_SHAPE | PY_CAP_LOAD_NO_TRANSPOSE}};
     const char *root = getenv("PYPTO_ROOT") ? getenv("PYPTO_ROOT") : "../shared/third_party/pypto";
     int found = 0, right = 0;
     for (int i = 0; i < 4; i++) {
