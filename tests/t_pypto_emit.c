@@ -336,6 +336,9 @@ int main(void) {
     }
     snprintf(q, sizeof q, "%s/b/python/pypto/language/dsl_api.py", dir);
     write_file(q, "def at(level):\n    pass\ndef load(t,\n    valid_shapes: Sequence[int] | None = None):\n    pass\n");
+    snprintf(q, sizeof q, "%s/b/python/pypto/language/op/tile_ops.py", dir);
+    write_file(q, "def load(t,\n    transpose: bool = False,\n) -> Tile:\n    pass\n");
+    snprintf(q, sizeof q, "%s/b/python/pypto/language/dsl_api.py", dir);
     snprintf(p, sizeof p, "%s/b", dir);
     bool base = ok && ir_pypto_caps(p, &caps) && caps == 0;
     write_file(q, "def at(level):\n    pass\ndef split_aiv(n, *, mode):\n    pass\n");
