@@ -68,10 +68,9 @@ ok $? "pypto-3.1 the seed bug reproducer gives $SEEDSIG on b25b25a4a"
 if [ -d "$TP/6b426ae45/python/pypto" ]; then
   "$F" diff "$SEED" --backend=pypto --pypto="$TP/6b426ae45" > "$T/s2" 2>&1
   rc=$?
-  # (6b426ae45's run of the accepted store is wrong: docs/pypto-findings.md)
-  ! grep -qF "sig=$SEEDSIG" "$T/s2" && grep -q '^variant=pypto:up_down@a3 check=c outcome=' "$T/s2" &&
-    ! grep -q '^variant=pypto:up_down@a3 check=c outcome=reject' "$T/s2"
-  ok $? "pypto-3.2 ... and not on 6b426ae45, whose store ptoas accepts (exit $rc)"
+  # (LowerAutoVectorSplit keeps the global slice offset on the lane's half: docs/pypto-findings.md)
+  ! grep -qF "sig=$SEEDSIG" "$T/s2" && grep -q '^variant=pypto:up_down@a3 check=c outcome=miscompile .*pass=run' "$T/s2"
+  ok $? "pypto-3.2 ... and on 6b426ae45, whose store ptoas accepts, a miscompile of the run (exit $rc)"
 fi
 
 # 4  bad input
