@@ -694,11 +694,25 @@ static bool user_exception(const char *cls) {
   return false;
 }
 
+/* The build's TileView binding refuses None (the driver's binding_gap): the
+ * variant's check is unsupported, an environment gap and never a finding. */
+static void binding_gap(VarResult *x, const char *where, const char *msg) {
+  x->out = OUT_UNSUPPORTED;
+  set(x->code, sizeof x->code, "E-PYPTO-BINDING");
+  set(x->pass, sizeof x->pass, where);
+  snprintf(x->detail, sizeof x->detail, "this PyPTO build cannot make a pl.TileView (its binding refuses the None "
+           "default of start_offset under nanobind 3.0), so no TileView annotation parses: %.120s", msg);
+}
+
 /* Check (a): what PyPTO's parse and compile did. False when it did not compile. */
 static bool judge_compile(const Reply *rp, const Diag *model, VarResult *x) {
   if (!rp->raised && !rp->died && !rp->hung) return true;
   char cls[48];
   orc_msg_class(rp->msg, cls, sizeof cls);
+  if (rp->raised && !strcmp(rp->cls, "BindingGap")) {
+    binding_gap(x, rp->where, rp->msg);
+    return false;
+  }
   if (rp->raised && model) {                    /* ptoc refuses it too: the two agree */
     x->out = OUT_UNSUPPORTED;
     set(x->code, sizeof x->code, ir_diag_name(model->code));
@@ -725,8 +739,13 @@ static void judge_dumps(Case *cs, const char *dir, const Reply *rp, VarResult *x
   bool torch = cs->torch, gap = false;
   const Dump *torch_gap = NULL;                 /* where torch_codegen stopped, when it did */
   char cls[48];
+  const Dump *bgap = NULL;                      /* the first dump the binding gap kept from parsing */
   for (int i = 0; i < rp->nd; i++) {
     const Dump *dm = &rp->dump[i];
+    if (!dm->parsed && !strcmp(dm->cls, "BindingGap")) {
+      if (!bgap) bgap = dm;
+      continue;
+    }
     if (!dm->parsed) {
       if (xp->out == OUT_OK) {
         xp->out = OUT_CRASH;
@@ -780,6 +799,7 @@ static void judge_dumps(Case *cs, const char *dir, const Reply *rp, VarResult *x
     sim_free(prev);
     prev = s;
   }
+  if (xp->out == OUT_OK && bgap) binding_gap(xp, bgap->pass, bgap->msg);
   if (xt->out == OUT_OK && torch_gap) {
     xt->out = OUT_UNSUPPORTED;
     set(xt->code, sizeof xt->code, "E-PYPTO-TORCH");

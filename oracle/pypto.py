@@ -13,7 +13,8 @@
 #   fatal CLASS MESSAGE         the import failed; the driver exits
 #   stage parse | stage compile PASS... | stage dumps | stage dump|torch NN PASS
 #   raise WHERE CLASS MESSAGE   parse or compile raised; WHERE: parse, a pass, codegen
-#   dump NN PASS ok|fail [CLASS MESSAGE]     each pass dump parsed back (or not)
+#   dump NN PASS ok|fail [CLASS MESSAGE]     each pass dump parsed back (or not); CLASS
+#                               BindingGap: PyPTO's TileView binding refuses None (binding_gap)
 #   torch NN PASS ok|same|error [NN2 | CLASS MESSAGE]   ran on torch: DIR/t/NN.bin,
 #                               or the same program text as dump NN2, or an error
 #   pto PATH                    each kernels/**/*.pto
@@ -61,6 +62,31 @@ except BaseException as e:  # noqa: BLE001
     sys.exit(3)
 
 say("hello", getattr(pypto, "__version__", "unknown"), torch.__version__, sys.version.split()[0])
+
+
+def binding_gap():
+    """True when ir.TileView() itself raises. PyPTO binds TileView's start_offset with a null
+    default and no .none(); nanobind before 3.0 let a None default accept None, 3.0 does not,
+    so a PyPTO built against nanobind 3.0 (the staged builds) cannot parse any pl.TileView(...)
+    annotation: an environment gap, not a bug of a pass."""
+    try:
+        ir.TileView()
+    except TypeError:
+        return True
+    except BaseException:  # noqa: BLE001
+        pass
+    return False
+
+
+GAP = binding_gap()
+
+
+def fields(e):
+    """exc_fields, with the binding gap's TypeError named BindingGap (ptofuzz: E-PYPTO-BINDING)."""
+    f = exc_fields(e)
+    if GAP and "incompatible function arguments" in str(e) and "ir.TileView" in str(e):
+        return ("BindingGap",) + f[1:]
+    return f
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "i32": torch.int32,
           "i8": torch.int8, "i16": torch.int16}
@@ -171,7 +197,7 @@ def check(d, backend, use_torch):
         prog = pl.parse(text, "ptofuzz:" + os.path.join(d, "prog.py"))
     except BaseException as e:  # noqa: BLE001
         traceback.print_exc()
-        say("raise", "parse", *exc_fields(e))
+        say("raise", "parse", *fields(e))
         return
     names = PassManager.get_strategy(OptimizationStrategy.Default).get_pass_names()
     say("stage", "compile", *names)
@@ -185,7 +211,7 @@ def check(d, backend, use_torch):
         n = len(glob.glob(os.path.join(dumps, "[0-9][0-9]_after_*.py")))
         where = "codegen" if n >= len(names) else names[n] if os.path.exists(os.path.join(dumps, "00_frontend.py")) else "setup"
         named = re.search(r"Verification failed after '(\w+)'", str(e))  # the pass verified, not the next one
-        say("raise", named.group(1) if named else where, *exc_fields(e))
+        say("raise", named.group(1) if named else where, *fields(e))
         return
     t0 = lap("compile", t0)
     say("stage", "dumps")
@@ -211,7 +237,7 @@ def check(d, backend, use_torch):
             try:
                 PARSED[key] = (pl.parse(body, "ptofuzz:" + f), ("ok",))
             except BaseException as e:  # noqa: BLE001
-                PARSED[key] = (None, ("fail",) + exc_fields(e))
+                PARSED[key] = (None, ("fail",) + fields(e))
         p, said = PARSED[key]
         say("dump", nn, pname, *said)
         t0 = lap("reparse", t0)

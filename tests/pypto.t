@@ -71,6 +71,10 @@ if [ -d "$TP/6b426ae45/python/pypto" ]; then
   # (LowerAutoVectorSplit keeps the global slice offset on the lane's half: docs/pypto-findings.md)
   ! grep -qF "sig=$SEEDSIG" "$T/s2" && grep -q '^variant=pypto:up_down@a3 check=c outcome=miscompile .*pass=run' "$T/s2"
   ok $? "pypto-3.2 ... and on 6b426ae45, whose store ptoas accepts, a miscompile of the run (exit $rc)"
+  # 6b426ae45's binding cannot make a pl.TileView under nanobind 3.0: not a finding
+  grep -q '^variant=pypto:none@a3 check=b outcome=unsupported code=E-PYPTO-BINDING' "$T/s2" &&
+    ! grep -q 'sig=.*Failed-to-parse-function-__init__-incompatible' "$T/s2"
+  ok $? "pypto-3.3 ... where no TileView annotation parses back: unsupported E-PYPTO-BINDING, no finding"
 fi
 
 # 4  bad input
