@@ -58,6 +58,14 @@ rc=$?
 [ $rc = 0 ] && grep -q '^1\.\.[1-9]' "$T/c" && ! grep -q '^not ok' "$T/c"
 ok $? "pypto-2.1 pto-check --backend=pypto: every reproducer of corpus/pypto is ok (exit $rc)"
 [ $rc = 0 ] || grep -A1 '^not ok' "$T/c" | sed 's/^/#   /' >&2
+# the reproducers of what the campaign on the newest build found (checks a and b)
+if [ -z "$QUICK" ] && [ -d corpus/pypto-e2d0f78ae ] && [ -d "$TP/e2d0f78ae/python/pypto" ]; then
+  "$C" --backend=pypto --pypto="$TP/e2d0f78ae" corpus/pypto-e2d0f78ae > "$T/c2" 2>&1
+  rc=$?
+  [ $rc = 0 ] && grep -q '^1\.\.[1-9]' "$T/c2" && ! grep -q '^not ok' "$T/c2"
+  ok $? "pypto-2.2 pto-check --backend=pypto --pypto=e2d0f78ae: every reproducer of corpus/pypto-e2d0f78ae is ok (exit $rc)"
+  [ $rc = 0 ] || grep -A1 '^not ok' "$T/c2" | sed 's/^/#   /' >&2
+fi
 
 # 3  the seed bug: PyPTO b25b25a4a's SplitVectorKernel halves a slice's type, not
 #    its shape and offset, and ptoas refuses the store; 6b426ae45 fixes it
