@@ -704,6 +704,18 @@ static void binding_gap(VarResult *x, const char *where, const char *msg) {
            "default of start_offset under nanobind 3.0), so no TileView annotation parses: %.120s", msg);
 }
 
+/* Refusals PyPTO documents as limits of its split passes (e2d0f78ae's
+ * docs/en/dev/passes/), of kernels ptoc takes: a construct the build does not
+ * take, as E-PYPTO-* refusals of the translation are, never a finding. */
+static const struct {
+  const char *needle, *doc;
+} documented[] = {
+    {"that swaps the split axis", "21-expand_mixed_kernel.md (a transpose across the split axis, 8f8de9b9c on)"},
+    {"split with BOTH a per-lane row extent", "20-lower_auto_vector_split.md (aiv_shard: uneven lanes and a narrow tile)"},
+    {"splits the column axis, but this tile's valid column extent", "20-lower_auto_vector_split.md (aiv_shard: partial columns)"},
+    {"Vector boundary tile's valid split-axis extent", "20-lower_auto_vector_split.md (aiv_shard: a C2V tile's uneven lanes)"},
+};
+
 /* Check (a): what PyPTO's parse and compile did. False when it did not compile. */
 static bool judge_compile(const Reply *rp, const Diag *model, VarResult *x) {
   if (!rp->raised && !rp->died && !rp->hung) return true;
@@ -713,6 +725,15 @@ static bool judge_compile(const Reply *rp, const Diag *model, VarResult *x) {
     binding_gap(x, rp->where, rp->msg);
     return false;
   }
+  for (size_t i = 0; rp->raised && user_exception(rp->cls) && i < sizeof documented / sizeof *documented; i++)
+    if (strstr(rp->msg, documented[i].needle)) {
+      x->out = OUT_UNSUPPORTED;
+      set(x->code, sizeof x->code, "E-PYPTO-DOCUMENTED");
+      set(x->pass, sizeof x->pass, rp->where);
+      snprintf(x->detail, sizeof x->detail, "a refusal PyPTO documents (docs/en/dev/passes/%s): %s: %.120s",
+               documented[i].doc, rp->cls, rp->msg);
+      return false;
+    }
   if (rp->raised && model) {                    /* ptoc refuses it too: the two agree */
     x->out = OUT_UNSUPPORTED;
     set(x->code, sizeof x->code, ir_diag_name(model->code));

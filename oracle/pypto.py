@@ -82,10 +82,16 @@ GAP = binding_gap()
 
 
 def fields(e):
-    """exc_fields, with the binding gap's TypeError named BindingGap (ptofuzz: E-PYPTO-BINDING)."""
+    """exc_fields, with the binding gap's TypeError named BindingGap (ptofuzz: E-PYPTO-BINDING),
+    also where it is only the context of what was raised: the parser's loop builder raises
+    "For loop has N iteration arguments" from a `finally` while the gap's TypeError is in flight."""
     f = exc_fields(e)
-    if GAP and "incompatible function arguments" in str(e) and "ir.TileView" in str(e):
-        return ("BindingGap",) + f[1:]
+    seen = 0
+    x = e
+    while GAP and x is not None and seen < 8:
+        if "incompatible function arguments" in str(x) and "ir.TileView" in str(x):
+            return ("BindingGap",) + exc_fields(x)[1:]
+        x, seen = x.__cause__ or x.__context__, seen + 1
     return f
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "i32": torch.int32,

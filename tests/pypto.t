@@ -84,6 +84,12 @@ if [ -d "$TP/6b426ae45/python/pypto" ]; then
     ! grep -q 'sig=.*Failed-to-parse-function-__init__-incompatible' "$T/s2"
   ok $? "pypto-3.3 ... where no TileView annotation parses back: unsupported E-PYPTO-BINDING, no finding"
 fi
+if [ -z "$QUICK" ] && [ -d "$TP/e2d0f78ae/python/pypto" ]; then
+  "$F" diff corpus/seeds/transpose_reshape.ptk --backend=pypto --pypto="$TP/e2d0f78ae" > "$T/s3" 2>&1
+  grep -q '^variant=pypto:up_down@a3 check=a outcome=unsupported code=E-PYPTO-DOCUMENTED' "$T/s3" &&
+    ! grep -q 'sig=.*ExpandMixedKernel-kernel-requests' "$T/s3"
+  ok $? "pypto-3.4 e2d0f78ae's documented refusal of a transpose across the split axis: unsupported E-PYPTO-DOCUMENTED"
+fi
 
 # 4  bad input
 "$F" diff corpus/seeds/c2v_only.ptk --backend=pypto --pypto="$T/nowhere" > "$T/b1" 2>&1
