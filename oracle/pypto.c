@@ -149,7 +149,7 @@ static bool find_one(const char *given, PyptoBuild *b) {
   }
   if (!fmt(init, sizeof init, "%s/python/pypto/__init__.py", root) || !is_file(init))
     return fmt(b->why, sizeof b->why, "%s holds no python/pypto/__init__.py: not a PyPTO build", root), false;
-  snprintf(b->dir, sizeof b->dir, "%s", root);
+  fmt(b->dir, sizeof b->dir, "%s", root);
   unsigned caps = 0;
   ir_pypto_caps(root, &caps);
   b->caps = caps;
@@ -700,7 +700,7 @@ static void binding_gap(VarResult *x, const char *where, const char *msg) {
   x->out = OUT_UNSUPPORTED;
   set(x->code, sizeof x->code, "E-PYPTO-BINDING");
   set(x->pass, sizeof x->pass, where);
-  snprintf(x->detail, sizeof x->detail, "this PyPTO build cannot make a pl.TileView (its binding refuses the None "
+  fmt(x->detail, sizeof x->detail, "this PyPTO build cannot make a pl.TileView (its binding refuses the None "
            "default of start_offset under nanobind 3.0), so no TileView annotation parses: %.120s", msg);
 }
 
@@ -730,7 +730,7 @@ static bool judge_compile(const Reply *rp, const Diag *model, VarResult *x) {
       x->out = OUT_UNSUPPORTED;
       set(x->code, sizeof x->code, "E-PYPTO-DOCUMENTED");
       set(x->pass, sizeof x->pass, rp->where);
-      snprintf(x->detail, sizeof x->detail, "a refusal PyPTO documents (docs/en/dev/passes/%s): %s: %.120s",
+      fmt(x->detail, sizeof x->detail, "a refusal PyPTO documents (docs/en/dev/passes/%s): %s: %.120s",
                documented[i].doc, rp->cls, rp->msg);
       return false;
     }
@@ -738,7 +738,7 @@ static bool judge_compile(const Reply *rp, const Diag *model, VarResult *x) {
     x->out = OUT_UNSUPPORTED;
     set(x->code, sizeof x->code, ir_diag_name(model->code));
     set(x->pass, sizeof x->pass, rp->where);
-    snprintf(x->detail, sizeof x->detail, "ptoc and PyPTO both refuse it: %s: %.150s", rp->cls, rp->msg);
+    fmt(x->detail, sizeof x->detail, "ptoc and PyPTO both refuse it: %s: %.150s", rp->cls, rp->msg);
     return false;
   }
   if (rp->in_dumps) x->check = 'b';             /* PyPTO compiled it; its dumps' check died */
@@ -746,7 +746,7 @@ static bool judge_compile(const Reply *rp, const Diag *model, VarResult *x) {
   set(x->code, sizeof x->code, rp->hung ? (rp->in_torch ? "torch-timeout" : "timeout") : rp->cls);
   set(x->op, sizeof x->op, rp->raised ? cls : "-");
   set(x->pass, sizeof x->pass, rp->where);
-  snprintf(x->detail, sizeof x->detail, "PyPTO %s: %s: %.160s", rp->where, rp->hung ? "timeout" : rp->cls, rp->msg);
+  fmt(x->detail, sizeof x->detail, "PyPTO %s: %s: %.160s", rp->where, rp->hung ? "timeout" : rp->cls, rp->msg);
   return false;
 }
 
@@ -774,7 +774,7 @@ static void judge_dumps(Case *cs, const char *dir, const Reply *rp, VarResult *x
         set(xp->code, sizeof xp->code, "parse-back");
         set(xp->op, sizeof xp->op, cls);
         set(xp->pass, sizeof xp->pass, dm->pass);
-        snprintf(xp->detail, sizeof xp->detail, "the IR %s does not parse back: %s: %.150s",
+        fmt(xp->detail, sizeof xp->detail, "the IR %s does not parse back: %s: %.150s",
                  dm->nn ? "after this pass" : "of the program as PyPTO parsed it", dm->cls, dm->msg);
       }
       continue;
@@ -794,7 +794,7 @@ static void judge_dumps(Case *cs, const char *dir, const Reply *rp, VarResult *x
       set(xt->code, sizeof xt->code, "torch-run");
       set(xt->op, sizeof xt->op, cls);
       set(xt->pass, sizeof xt->pass, dm->pass);
-      snprintf(xt->detail, sizeof xt->detail, "the IR after this pass does not run on torch: %s: %.150s", dm->tcls,
+      fmt(xt->detail, sizeof xt->detail, "the IR after this pass does not run on torch: %s: %.150s", dm->tcls,
                dm->tmsg);
       continue;
     }
@@ -814,7 +814,7 @@ static void judge_dumps(Case *cs, const char *dir, const Reply *rp, VarResult *x
       set(xt->pass, sizeof xt->pass, dm->pass);
       char d[160];
       orc_first_diff(cs->g, cs->k, s, d, sizeof d);
-      snprintf(xt->detail, sizeof xt->detail, "on torch the IR after this pass breaks outputs the IR before it had "
+      fmt(xt->detail, sizeof xt->detail, "on torch the IR after this pass breaks outputs the IR before it had "
                "right; %s", d);
     }
     sim_free(prev);
@@ -825,7 +825,7 @@ static void judge_dumps(Case *cs, const char *dir, const Reply *rp, VarResult *x
     xt->out = OUT_UNSUPPORTED;
     set(xt->code, sizeof xt->code, "E-PYPTO-TORCH");
     set(xt->pass, sizeof xt->pass, torch_gap->pass);
-    snprintf(xt->detail, sizeof xt->detail, "torch_codegen %s: %s: %.140s",
+    fmt(xt->detail, sizeof xt->detail, "torch_codegen %s: %s: %.140s",
              torch_gap->nn ? "runs no dump from this pass on" : "cannot run the program as written", torch_gap->tcls,
              torch_gap->tmsg);
   } else if (xt->out == OUT_OK && gap) {
@@ -1020,7 +1020,7 @@ void orc_pypto_check(PyDrv *d, const RealTools *rt, PyCase *cases, int n, const 
       if (!write_request(c, dir, prog)) {
         xa->out = OUT_TOOLERR;
         set(xa->code, sizeof xa->code, "tool-error");
-        snprintf(xa->detail, sizeof xa->detail, "cannot write the request in %s", dir);
+        fmt(xa->detail, sizeof xa->detail, "cannot write the request in %s", dir);
         continue;
       }
       Reply rp;

@@ -107,6 +107,14 @@ typedef struct {
 } Rep;
 
 static void put(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : "-"); }
+
+/* snprintf into a fixed field, cut where it must be (a cut message is still useful). */
+__attribute__((format(printf, 3, 4))) static void putf(char *dst, size_t n, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  vsnprintf(dst, n, f, ap);
+  va_end(ap);
+}
 static const char *nz(const char *s) { return s ? s : "-"; }
 
 /* ---- flags of a test case -------------------------------------------------------------- */
@@ -771,12 +779,12 @@ static void pypto_part(Rep *r, const char *list) {
     PyOpts po = {.split = split, .target = at && !strcmp(at, "@a5") ? TGT_A5 : TGT_A2A3, .caps = nb > 0 ? b[0].caps : 0};
     const char *text = ir_emit_pypto(&e, gk, &po);
     if (text) r->program = strdup(text);
-    else snprintf(r->program_note, sizeof r->program_note, "ptoc no longer translates it: %s %s",
+    else putf(r->program_note, sizeof r->program_note, "ptoc no longer translates it: %s %s",
                   ir_diag_name(e.diag.code), e.diag.msg);
   }
   ir_arena_free(A);
   if (nb < 0) {
-    snprintf(r->pypto_env, sizeof r->pypto_env, "not found (%s)", why);
+    putf(r->pypto_env, sizeof r->pypto_env, "not found (%s)", why);
     return;
   }
   RealTools t;
@@ -787,7 +795,7 @@ static void pypto_part(Rep *r, const char *list) {
     char *res = r->repro_on[r->nbuild++];
     PyDrv *d = orc_pypto_open(&b[k], 0, why, sizeof why);
     if (!d) {
-      snprintf(res, 300, "not checked: %s", why);
+      putf(res, 300, "not checked: %s", why);
       continue;
     }
     if (!k) snprintf(r->pypto_env, sizeof r->pypto_env, "%s", orc_pypto_hello(d));
