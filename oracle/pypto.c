@@ -390,6 +390,7 @@ PyDrv *orc_pypto_open(const PyptoBuild *b, double timeout_s, char *why, size_t n
   }
   if (!drv_start(d, why, n)) {
     orc_rm_rf(d->work);
+    free(d->buf);
     free(d);
     return NULL;
   }
