@@ -152,6 +152,7 @@ static Arg *idx_arg(Call *c, int i) {
  * defect lr-odd-unpadded (pypto #2652): an odd column extent under left_right
  * is neither padded to ceil nor refused, the same floor on the other axis. */
 static int half(const AS *a, int E) {
+  if (a->k->target == TGT_A5) return ir_split_stride(TGT_A5, E);   /* the box's halves, never rebalanced */
   if (E <= IR_MAXDIM && a->T[E]) return a->T[E];
   bool floor = a->ax == 0 ? IR_BUG(a->c, odd_floor_half) : IR_BUG(a->c, lr_odd_unpadded);
   return floor ? E / 2 : (E + 1) / 2;
@@ -173,7 +174,7 @@ static void rebalance(AS *a, const Body *b) {
     if (ir_ops[c->op].kind != K_MOVE || c->args[1].e != SP_VEC || c->args[0].var->sp == SP_VEC) continue;
     const Var *x = c->args[0].var;
     int E = ext(x, a->ax), V = a->ax ? x->svc : x->svr;
-    if (E == 1 || V < 0 || ir_split_code(a->ax, E, V, half(a, E)) >= 0) continue;
+    if (E == 1 || V < 0 || ir_split_code_on(a->k->target, a->ax, E, V, half(a, E)) >= 0) continue;
     int T = (V + 1) / 2;
     if (a->T[E] && a->T[E] != T)
       UNSUP(st->loc, E_SPLIT_EXTENT, "two transfers of a %d box need lane strides %d and %d", E, a->T[E], T);
@@ -318,6 +319,9 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
     int Z = (int)sz->num;
     if (Z == 1) return define(a, st, CL_REPL, 0);
     if (Z % 2) UNSUP(sz->loc, E_SPLIT_EXTENT, "paged_gather of %d columns: an odd row cannot be split left_right", Z);
+    if (half(a, Z) != Z / 2)
+      UNSUP(sz->loc, E_SPLIT_BOX, "paged_gather of %d columns on a5: the lanes are the halves of a %d-column box",
+            Z, 2 * half(a, Z));
     S = Z / 2;
     sz->num = S;
     Arg *co = ir_kwarg_add(a->c, c, KW_COL_OFF);   /* absent: an integer 0 */
@@ -337,7 +341,10 @@ static void vector_stmt(AS *a, Stmt *st, Call *c) {
       UNSUP(st->loc, E_SPLIT_EXTENT, "C2V transfer whose valid %s are only known at run time: its split code "
             "cannot be chosen", ax ? "columns" : "rows");
     narrowed(a, st, x, S);
-    if (ir_split_code(ax, E, V, S) < 0)
+    if (a->k->target == TGT_A5 && ax && E % 32)
+      UNSUP(st->loc, E_SPLIT_BOX, "left_right C2V of %d columns on a5: the local FIFO splits whole 32-column boxes "
+            "only (pad the tile and narrow it with set_validshape)", E);
+    if (ir_split_code_on(a->k->target, ax, E, V, S) < 0)
       UNSUP(st->loc, E_SPLIT_EXTENT, "C2V transfer of %d valid of %d: lanes of %d hold %d and %d, no split code "
             "fits", V, E, S, ir_lane_valid(V, S, 0), ir_lane_valid(V, S, 1));
     c->op = OP_aiv_shard;

@@ -61,7 +61,12 @@ static void shard(CS *s, const Stmt *st, const Call *c, int ax) {
       ir_error(s->c, c->loc, E_SHARD_NARROW, "aiv_shard up_down with per-lane rows (%d and %d) and %d valid "
                "columns of %d", v0, v1, x->svc, x->C);
   }
-  if (V >= 0 && ir_split_code(ax, E, V, P) < 0)
+  if (s->k->target == TGT_A5 && ir_split_code_on(TGT_A5, ax, E, V, P) < 0)
+    ir_error(s->c, c->loc, E_SPLIT_BOX, "aiv_shard of %d %s in lanes of %d on a5: a5's local FIFO cuts the "
+             "transfer at half the producer's %d-%s box, lanes of %d%s", E, ax ? "columns" : "rows", P,
+             2 * ir_split_stride(TGT_A5, E), ax ? "column" : "row", ir_split_stride(TGT_A5, E),
+             ax ? ", and splits whole 32-column boxes only" : "");
+  if (s->k->target != TGT_A5 && V >= 0 && ir_split_code(ax, E, V, P) < 0)
     ir_error(s->c, c->loc, E_SPLIT_PLACE, "aiv_shard of %d valid of %d in lanes of %d: lane 0 holds %d, lane 1 "
              "holds %d; no split code places them (equal, or lane 0 one more); rebalance with stride=%d",
              V, E, P, ir_lane_valid(V, P, 0), ir_lane_valid(V, P, 1), (V + 1) / 2);

@@ -493,18 +493,23 @@ static void v2c_push(E *e, Loc loc, int op, const Var *t, int code) {
                 "padded %d-column mat tile (%d), the lanes hold %d each", 2 * t->C, Cp, W, t->C));
   const char *vr, *vc, *x = val(e, t), *ty = vty(e, t);
   valid(e, t, &vr, &vc);
-  int64_t k;
-  bool whole = code == MODE_NONE && !(isconst(e, vc, &k) && k == W);
+  int64_t k, r;
+  /* the hardware joins a split V2C at each lane's valid extent (npu/a5/TPush.hpp
+   * pushVec2MatFiFo; a2a3's GM slot packs it), so a lane pushes its whole part
+   * (split.md, real-findings.md RF-16, RF-17) */
+  bool part = code != MODE_NONE && !(isconst(e, vr, &r) && r == t->R && isconst(e, vc, &k) && k == W);
+  bool whole = (code == MODE_NONE && !(isconst(e, vc, &k) && k == W)) || part;
+  const char *fr = part ? cidx(e, t->R) : vr;   /* the valid rows pushed */
   bool own = !e->ty[t->id] && !e->nr[t->id];
   if (vC != W || (whole && !own)) {
     const char *w = fresh(e, t->name), *wty = tty(e, t->sp, t->dt, t->R, W);
     line(e, "%s = pto.alloc_tile valid_row = %s valid_col = %s : %s", w, vr, vc, wty);
     pitch_move(e, t->dt, x, ty, w, wty);
-    if (whole) line(e, "pto.set_validshape %s, %s, %s : %s", w, vr, cidx(e, W), wty);
+    if (whole) line(e, "pto.set_validshape %s, %s, %s : %s", w, fr, cidx(e, W), wty);
     line(e, "pto.tpush_to_aic(%s : %s) {id = %d, split = %d}", w, wty, pipe_id(PIPE_V2C, code), axis_code(code));
     return;
   }
-  if (whole) setvalid(e, t, vr, cidx(e, W));
+  if (whole) setvalid(e, t, fr, cidx(e, W));
   line(e, "pto.tpush_to_aic(%s : %s) {id = %d, split = %d}", x, ty, pipe_id(PIPE_V2C, code), axis_code(code));
   if (whole) setvalid(e, t, vr, vc);
 }
@@ -940,7 +945,11 @@ static void op_stmt(E *e, const Stmt *s) {
     const char *vr = NULL, *vc = NULL;
     int aR, aC;
     pto_shape(t->sp, t->dt, t->R, t->C, &aR, &aC);
-    if (dir == PIPE_C2V && code == MODE_NONE && !e->ty[t->id] && !e->nr[t->id]) {
+    /* A split entry is pushed whole too, and each lane narrows to its own part, as
+     * PyPTO pushes the box: a5's local FIFO cuts at half the pushed valid rows and
+     * asserts them even (pto-isa npu/a5/TPush.hpp pushAcc2VecFiFo), a2a3's GM slot
+     * packs the valid shape (npu/a2a3/TPush.hpp) (split.md, real-findings.md RF-15, RF-17) */
+    if (dir == PIPE_C2V && !e->ty[t->id] && !e->nr[t->id]) {
       valid(e, t, &vr, &vc);
       setvalid(e, t, cidx(e, aR), cidx(e, aC));
     }
@@ -980,8 +989,9 @@ static void op_stmt(E *e, const Stmt *s) {
     } else if (n < e->npush[dir] && n < 256 && e->pushv[dir][n][0] >= 0 && e->pushv[dir][n][1] >= 0) {
       int V[2] = {e->pushv[dir][n][0], e->pushv[dir][n][1]}, Ex[2] = {e->pushE[dir][n][0], e->pushE[dir][n][1]};
       vr = cidx(e, V[0]), vc = cidx(e, V[1]);
-      if (code != MODE_NONE && dir == PIPE_C2V) {   /* lane l: clamp(V - l*S, 0, S), S = ceil(E/2) on the axis */
-        int ax = MODE_AXIS(code), S = (Ex[ax] + 1) / 2;
+      if (code != MODE_NONE && dir == PIPE_C2V) {   /* lane l: clamp(V - l*S, 0, S), S the lane's extent */
+        int ax = MODE_AXIS(code), S = ax ? d->C : d->R;
+        (void)Ex;
         const char *ls = e->cur[e->k->nvars] ? e->cur[e->k->nvars] : cidx(e, 0);
         const char *v = bin(e, "minsi", bin(e, "maxsi", bin(e, "subi", cidx(e, V[ax]), bin(e, "muli", ls, cidx(e, S))),
                                            cidx(e, 0)), cidx(e, S));
@@ -1020,6 +1030,10 @@ static void op_stmt(E *e, const Stmt *s) {
     int qR, qC = pC;
     if (dir == PIPE_C2V && axis_code(code) != 2 && n < e->npush[dir] && n < 256)
       pto_shape(SP_ACC, d->dt, e->pushE[dir][n][0], e->pushE[dir][n][1], &qR, &qC);
+    if (dir == PIPE_C2V && axis_code(code) == 1 && e->tgt == TGT_A5 && n < e->npush[dir] && n < 256 && 2 * d->R != qR)
+      /* an i32 acc pads to 32 rows where ptoc's lanes take 16-row boxes (split.md) */
+      unsupported(e, loc, c->op, ir_fmt(e->c->A, "an up_down C2V of %d rows on a5: the local FIFO cuts the padded "
+                  "%d-row acc at %d, the lanes hold %d", e->pushE[dir][n][0], qR, qR / 2, d->R));
     if (qC > pC && ir_layout(d->sp, d->R, d->C) == LAY_COL)
       unsupported(e, loc, c->op, "a column popped from a wider acc (an N = 1 matmul's result): the move into its "
                                  "col_major tile would be a tadds, which pto-isa takes on row-major tiles only, "

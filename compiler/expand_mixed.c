@@ -300,10 +300,10 @@ static Var *lane0_half(EM *e, Stmt *s, Var *h, int code, Var *lane, Body *vb) {
 /* The split code of an aiv_shard on its axis, from the lanes' valid counts
  * (DESIGN 14.1): lane l holds clamp(V - l*P, 0, P) of the source's V valid,
  * P the lane extent (the stride). */
-static int shard_code(const Stmt *s, const Var *src, const Var *dst, int mode) {
+static int shard_code(const EM *e, const Stmt *s, const Var *src, const Var *dst, int mode) {
   int ax = MODE_AXIS(mode), E = ax ? src->C : src->R, V = ax ? src->svc : src->svr, P = ax ? dst->C : dst->R;
   if (V < 0) V = -1;
-  int code = ir_split_code(ax, E, V, P);
+  int code = ir_split_code_on(e->k->target, ax, E, V, P);
   if (code < 0) die("%d:%d: aiv_shard of %d valid in lanes of %d escaped check_split", s->loc.line, s->loc.col, V, P);
   return code;
 }
@@ -313,7 +313,7 @@ static void transfer(EM *e, Stmt *s, int dir, Body *cb, Body *vb, Var *lane) {
   Var *src = c->args[0].var, *dst = s->dst;
   int code = c->op == OP_move ? 0 : c->args[1].e;
   int ax = MODE_AXIS(code);
-  if (c->op == OP_aiv_shard && code) code = shard_code(s, src, dst, code);
+  if (c->op == OP_aiv_shard && code) code = shard_code(e, s, src, dst, code);
   if (dir == PIPE_V2C && code == MODE_UD && lane && IR_BUG(e->c, pop_drops_lane1))   /* a row join */
     src = lane0_half(e, s, src, code, lane, vb);
   /* The join axis of a split V2C pop, from the joined shape: rows when it has

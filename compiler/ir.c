@@ -208,12 +208,30 @@ int ir_lane_valid(int V, int P, int lane) {
   return v < 0 ? 0 : v > P ? P : v;
 }
 
+/* The lane stride of a split transfer of extent E, per target (split.md,
+ * "Lane placement"). a2a3 moves an entry through a GM slot and lane l reads
+ * it at l times its own tile's extent: ceil(E/2), rebalanced where the counts
+ * need it. a5 moves it through the local FIFO, which cuts the producer's
+ * padded 16-element box in physical halves (pto-isa npu/a5/TPush.hpp
+ * pushAcc2VecFiFo, cpu/TPush.hpp TPush_c2v), as PyPTO's SplitVectorKernel
+ * halves the box. */
+int ir_split_stride(Target t, int E) { return t == TGT_A5 ? (E + 15) / 16 * 16 / 2 : (E + 1) / 2; }
+
 /* Codes 1/2 when the lanes hold equal counts, 3/4 when lane 0 holds one more:
  * the code's parity is the parity of V, which PTOAS checks. An empty lane 1
  * fits either and takes V's parity; an unknown V takes the box's (the
- * machine checks the counts at run time). */
+ * machine checks the counts at run time). On a5 the box's halves place any
+ * counts (ptoc pushes the whole box, each lane narrows to its own), and only
+ * the box's stride places them. */
+int ir_split_code_on(Target t, int ax, int E, int V, int P) {
+  if (t == TGT_A5)   /* left_right: whole 32-column boxes (npu/a5/TPush.hpp pushAcc2VecFiFo's ProdN % 32) */
+    return P == ir_split_stride(t, E) && !(ax && (E % 32 || V != E)) ? (ax ? MODE_LR : MODE_UD) : -1;
+  return ir_split_code(ax, E, V, P);
+}
+
 int ir_split_code(int ax, int E, int V, int P) {
   int even = ax ? MODE_LR : MODE_UD, odd = ax ? MODE_LR_ODD : MODE_UD_ODD;
+  if (P > E) return -1;                         /* lanes past the tile: an a5 box's halves (ir_split_stride) */
   if (V < 0) return 2 * P - E == 1 ? odd : even;
   int v0 = ir_lane_valid(V, P, 0), v1 = ir_lane_valid(V, P, 1);
   if (V > 2 * P) return -1;

@@ -69,9 +69,9 @@ static Kernel *pipeline(Comp *c, const Kernel *front, const PipeOpts *o) {
   size_t first = front ? 1 : 0;                 /* passes[0] is flatten */
   c->pass = front ? "flatten" : "parse";
   Kernel *k = front ? ir_clone(c->A, front) : ir_parse(c);
+  if (c->o.target >= 0) k->target = (Target)c->o.target;   /* before typecheck: a shard's stride is the target's */
   if (!front) ir_typecheck(c, k);
   if (c->o.split >= 0) k->split = (Mode)c->o.split;
-  if (c->o.target >= 0) k->target = (Target)c->o.target;
   if (!after(c, o, k, c->pass)) {
     for (size_t i = first; i < sizeof passes / sizeof passes[0]; i++) {
       c->pass = passes[i].name;

@@ -259,6 +259,7 @@ typedef struct Kernel {
   int np;
   Mode split;
   Target target;
+  int8_t stride_target;                         /* 1 + the target a shard's default stride was typed for, 0 not yet */
   int slots;
   Body body;
   Var **vars;                                   /* every variable, by id */
@@ -286,6 +287,8 @@ int ir_vector_lanes(const Kernel *k);           /* per-core IR: lanes the machin
  * valid (lane extent P); the code comes from those counts. */
 int ir_lane_valid(int V, int P, int lane);
 int ir_split_code(int ax, int E, int V, int P);  /* -1: no code fits; V < 0: unknown */
+int ir_split_stride(Target t, int E);           /* the lane stride of a transfer of extent E on t */
+int ir_split_code_on(Target t, int ax, int E, int V, int P);   /* a5: only the box's stride places */
 void ir_body_push(Comp *c, Body *b, Stmt *s);
 Aff *ir_pair_own(Arena *A, const Aff **p);     /* the pair *p made private and writable (zeros if none) */
 static inline Aff *ir_arg_ix(Arena *A, Arg *a) { return ir_pair_own(A, &a->ix); }

@@ -618,7 +618,10 @@ static Type check_call(T *t, Call *c) {
       break;
     }
     int *e = MODE_AXIS(m) == 0 ? &r.R : &r.C, *v = MODE_AXIS(m) == 0 ? &r.vr : &r.vc;
-    int S = int_kw(t, c, KW_STRIDE, (*e + 1) / 2, 1, *e, false, E_RANGE);
+    /* the default is the target's stride for the target the kernel was first typed for:
+     * a variant for the other target keeps it (check_split refuses what that target cannot place) */
+    if (!t->k->stride_target) t->k->stride_target = (int8_t)(1 + t->k->target);
+    int S0 = ir_split_stride((Target)(t->k->stride_target - 1), *e), S = int_kw(t, c, KW_STRIDE, S0, 1, S0 > *e ? S0 : *e, false, E_RANGE);
     int v0 = *v < 0 ? -1 : ir_lane_valid(*v, S, 0), v1 = *v < 0 ? -1 : ir_lane_valid(*v, S, 1);
     *e = S;
     *v = v0 == v1 ? v0 : -1;

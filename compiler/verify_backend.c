@@ -176,7 +176,7 @@ static void call(VB *v, const Stmt *s, const Call *c) {
     if (c->op == OP_tpush && dir == PIPE_C2V) {
       const Var *t = c->args[1].var;
       int V = (code == 1 || code == 3) ? t->svr : t->svc;   /* PTOAS: the code's parity is the valid count's */
-      if (code && V >= 0 && (code >= 3) != (V % 2 == 1))
+      if (code && V >= 0 && v->k->target != TGT_A5 && (code >= 3) != (V % 2 == 1))   /* a5: the box goes whole */
         FAIL(c->loc, B_PIPE, "split code %d needs an %s valid extent, got %d", code, code >= 3 ? "odd" : "even", V);
       int64_t by = ir_tile_bytes(SP_VEC, t->dt, t->R, t->C);
       if (by > v->slot[dir]) FAIL(c->loc, B_PIPE, "C2V entry of %lld bytes, slot of %lld", (long long)by, (long long)v->slot[dir]);

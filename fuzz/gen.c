@@ -287,12 +287,14 @@ static void charge(Gen *g, const Val *v) {
  * axis is even (equal halves). Run-time valid extents are judged per kernel
  * (fz_generate). */
 static void claim_c2v(Gen *g, const Val *x) {
+  bool a5 = g->k->target == 1;                  /* the split variants run on the kernel's target */
   for (int ax = 0; ax < 2; ax++) {
-    int E = ax ? x->C : x->R, V = ax ? x->vc[0] : x->vr[0];
+    int E = ax ? x->C : x->R, V = ax ? x->vc[0] : x->vr[0], box = (E + 15) / 16 * 16;
     unsigned m = ax ? FZ_V_LR : FZ_V_UD;
     if (E == 1) refuse(g, m, "c2v-whole");
     else if (V != E) refuse(g, m, "c2v-partial");
-    else if (!ax && x->R % 2 && x->vc[0] != x->C) refuse(g, m, "c2v-narrow");
+    else if (a5 && ax && E % 32) refuse(g, m, "c2v-a5-columns");   /* split.md 1.1a */
+    else if (!ax && (a5 ? box != E : x->R % 2) && x->vc[0] != x->C) refuse(g, m, "c2v-narrow");
   }
 }
 static void claim_v2c(Gen *g, const Val *x) {
@@ -302,6 +304,7 @@ static void claim_v2c(Gen *g, const Val *x) {
   for (int ax = 0; ax < 2; ax++) {
     int E = ax ? x->C : x->R;
     if (E % 2) refuse(g, ax ? FZ_V_LR : FZ_V_UD, E == 1 ? "v2c-whole" : "v2c-odd");
+    else if (g->k->target == 1 && E % 16) refuse(g, ax ? FZ_V_LR : FZ_V_UD, "v2c-a5-box");   /* halves of the box */
   }
 }
 
@@ -1097,12 +1100,15 @@ static void reduce_stores(Gen *g, Val x) {
   }
 }
 
+/* a5's lane stride for extent E: half the 16-element box (split.md 1.1a) */
+static int a5_half(int E) { return (E + 15) / 16 * 16 / 2; }
+
 /* ---- sub-slices along an axis ----------------------------------------------------------------- */
 
 /* Store blocks of h rows (axis 0) or columns (axis 1) of t, each inside one
  * lane's half: h divides S = ceil(E/2), so no block straddles S. */
 static void subslice_stores(Gen *g, Val t, int ax) {
-  int E = ax ? t.C : t.R, S = (E + 1) / 2;
+  int E = ax ? t.C : t.R, S = g->k->target == 1 ? imin(a5_half(E), E) : (E + 1) / 2;   /* split.md 1.1a */
   int divs[16], nd = 0;
   bool even = g->py && ax == g->py_ax;          /* a PyPTO share kernel halves these blocks too, and */
   bool box = g->py && ax == 1;                  /* keeps a vector row (and its half) a whole 32 bytes */
@@ -1240,6 +1246,9 @@ static bool v_reshape(Gen *g, Val *x) {
     else if (tall) R2 = 2 * R, C2 = C / 2;
   }
   if (!R2) return false;
+  /* a5's lanes are halves of 16-element boxes (split.md 1.1a): a lane's band of the
+   * source is seldom its band of the result, so the claim stays with a2a3's */
+  if (g->k->target == 1) refuse(g, FZ_V_UD | FZ_V_LR, "reshape-a5-box");
   FzExpr *ex = call(g, FZ_OP_reshape, 2);
   a_expr(g, &ex->a[0], x->e);
   a_idx(&ex->a[1], aff(R2), aff(C2));
@@ -1649,6 +1658,7 @@ static void blk_gather_vec(Gen *g, int dt) {
   bool win = ch(g, p->p_gather_window);
   int nidx = n, wf = 0, wn = 0;
   if (win) refuse(g, FZ_V_SPLIT, "gather-window");   /* E-SPLIT-EXTENT: a window is not split again */
+  if (g->k->target == 1 && S % 16) refuse(g, FZ_V_LR, "gather-a5-box");   /* a5: halves of the box */
   if (win) {
     nidx = rng(g, 1, imin(N + 4, 512));
     wf = rng(g, 0, nidx - 1), wn = rng(g, 1, N);
@@ -1899,14 +1909,20 @@ static void blk_assemble(Gen *g) {
 /* The lane stride of an explicit shard of E with V valid (DESIGN 14.1-2):
  * ceil(E/2) when the lanes' counts fit a split code (equal, lane 0 one more,
  * or lane 1 empty), else ceil(V/2) written as stride=. */
-static int shard_stride(int E, int V) {
+static int shard_stride(const Gen *g, int E, int V) {
+  if (g->k->target == 1) return a5_half(E);    /* a5: half the box (split.md 1.1a) */
   int S = (E + 1) / 2, v0 = clampi(V, 0, S), v1 = clampi(V - S, 0, S);
   return !v1 || v0 == v1 || v0 == v1 + 1 ? S : (V + 1) / 2;
 }
 
 static Val v_shard(Gen *g, Val t, int ax) {
-  int E = ax ? t.C : t.R, V = ax ? t.vc[0] : t.vr[0], S = shard_stride(E, V);
-  bool odd = E % 2, stride = S != (E + 1) / 2;
+  int E = ax ? t.C : t.R, V = ax ? t.vc[0] : t.vr[0], S = shard_stride(g, E, V);
+  bool odd = E % 2, stride = S != (E + 1) / 2 || S != a5_half(E);   /* the same on either target's parse */
+  /* the other target's variant: a5 places only its box's halves (E-SPLIT-BOX), a2a3
+   * only counts that fit a code (E-SPLIT-PLACE) */
+  if (S != a5_half(E) || (ax && (E % 32 || V != E))) refuse(g, FZ_V_A5, "shard-a5-box");
+  int v0 = clampi(V, 0, S), v1 = clampi(V - S, 0, S);
+  if (g->k->target == 1 && (S > E || (v1 && v0 != v1 && v0 != v1 + 1))) refuse(g, FZ_V_A2A3, "shard-a2a3-code");
   FzExpr *e = call(g, FZ_OP_aiv_shard, 2 + stride);
   a_expr(g, &e->a[0], t.e);
   a_kind(&e->a[1], FZ_A_MODE, ax ? FZ_LR : FZ_UD);   /* the axis: ptoc derives the code */
@@ -2048,7 +2064,7 @@ static void gen_explicit(Gen *g) {
   Val b = bind(g, rhs_load(g, dt, K, N, tb, a.vc[0], true), "b");
   Val s = bind(g, v_mm(g, NULL, a, b, tb), "s");
   /* an outer vector tile of the lane shape, read by both lanes */
-  int H = shard_stride(E, ax ? s.vc[0] : s.vr[0]);
+  int H = shard_stride(g, E, ax ? s.vc[0] : s.vr[0]);
   int hr = ax ? M : H, hc = ax ? H : N;
   if (ch(g, 0.3)) bind(g, v_load(g, FZ_F32, hr, hc, FZ_VEC, -1, -1, 0), "bias");
   /* the region */

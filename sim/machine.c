@@ -389,9 +389,13 @@ static void check_pop(Sim *s, const Call *c, int R, int C, Dtype dt) {
 static void c2v_contract(Sim *s, const Call *c, const Tile *x, int code, int S) {
   int ud = code == 1 || code == 3, E = ud ? x->R : x->C, V = ud ? x->vr : x->vc;
   int v0 = ir_lane_valid(V, S, 0), v1 = ir_lane_valid(V, S, 1);
-  if (S > E || V > 2 * S)
+  if (s->k->target == TGT_A5) {                 /* the local FIFO's halves of the box, whatever the counts */
+    if (S != ir_split_stride(TGT_A5, E))
+      SIM_ERR(s, c->loc, R_PIPE_SHAPE, "a5 C2V lanes of %d: a5 cuts the %d-%s box at %d", S, E,
+              ud ? "row" : "column", ir_split_stride(TGT_A5, E));
+  } else if (S > E || V > 2 * S)
     SIM_ERR(s, c->loc, R_PIPE_SHAPE, "C2V lanes of %d cannot place %d valid of %d", S, V, E);
-  if (v1 && (code <= 2 ? v0 != v1 : v0 != v1 + 1))
+  if (v1 && s->k->target != TGT_A5 && (code <= 2 ? v0 != v1 : v0 != v1 + 1))
     SIM_ERR(s, c->loc, R_PIPE_SHAPE, "split code %d needs %s, the lanes hold %d and %d valid", code,
             code <= 2 ? "equal lane counts" : "lane 0 to hold one more than lane 1", v0, v1);
   if (!ud && x->vc < x->C)
