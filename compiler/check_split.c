@@ -66,6 +66,9 @@ static void shard(CS *s, const Stmt *st, const Call *c, int ax) {
              "transfer at half the producer's %d-%s box, lanes of %d%s", E, ax ? "columns" : "rows", P,
              2 * ir_split_stride(TGT_A5, E), ax ? "column" : "row", ir_split_stride(TGT_A5, E),
              ax ? ", and splits whole 32-column boxes only" : "");
+  if (s->k->target != TGT_A5 && s->k->stride_target == 1 + TGT_A5 && ir_split_code(ax, E, V < 0 ? -1 : V, P) < 0)
+    ir_error(s->c, c->loc, E_SPLIT_BOX, "aiv_shard of %d %s in lanes of %d, a5's box halves: a2a3 places lanes "
+             "whose counts fit a split code, inside the tile", E, ax ? "columns" : "rows", P);
   if (s->k->target != TGT_A5 && V >= 0 && ir_split_code(ax, E, V, P) < 0)
     ir_error(s->c, c->loc, E_SPLIT_PLACE, "aiv_shard of %d valid of %d in lanes of %d: lane 0 holds %d, lane 1 "
              "holds %d; no split code places them (equal, or lane 0 one more); rebalance with stride=%d",

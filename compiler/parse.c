@@ -710,6 +710,7 @@ static void attrs(P *p) {
       next(p);
       if (!is(v, "a2a3") && !is(v, "a5")) ir_error(p->c, v->loc, E_PARSE, "expected a2a3 or a5, found %s", desc(p, v));
       p->k->target = is(v, "a5") ? TGT_A5 : TGT_A2A3;
+      p->k->stride_target = (int8_t)(1 + p->k->target);   /* its shards follow the declared target's strides */
     } else {
       int64_t n = expect_int(p, "a slot count");
       if (n < 1 || n > 8) ir_error(p->c, v->loc, E_RANGE, "slots must be 1..8, got %lld", (long long)n);

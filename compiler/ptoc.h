@@ -259,7 +259,7 @@ typedef struct Kernel {
   int np;
   Mode split;
   Target target;
-  int8_t stride_target;                         /* 1 + the target a shard's default stride was typed for, 0 not yet */
+  int8_t stride_target;                         /* 1 + the target whose strides the shards follow (declared, else first typed), 0 not yet */
   int slots;
   Body body;
   Var **vars;                                   /* every variable, by id */

@@ -310,8 +310,9 @@ int main(void) {
       free(k);
     }
     tap_ok(&t, nvalid * 100 >= 99 * N, "gen-4.1", "%d of %d kernels pass the front end and the reference run", nvalid, N);
+    /* left_right: a5 splits only whole 32-column boxes (docs/split.md 1.1a) */
     for (int v = 0; v < 4; v++)
-      tap_ok(&t, ok[v] * 100 >= 60 * N, v == 0 ? "gen-4.2" : v == 1 ? "gen-4.3" : v == 2 ? "gen-4.4" : "gen-4.5",
+      tap_ok(&t, ok[v] * 100 >= (v == 3 ? 55 : 60) * N, v == 0 ? "gen-4.2" : v == 1 ? "gen-4.3" : v == 2 ? "gen-4.4" : "gen-4.5",
              "%s compiles %d of %d kernels (%.1f%%)", var[v].name, ok[v], N, 100.0 * ok[v] / N);
     tap_ok(&t, internal == 0, "gen-4.6", "no variant reports an internal diagnostic (%d did)", internal);
     tap_ok(&t, user == 0, "gen-4.7", "no variant rejects a valid kernel as a user error (%d did)", user);
