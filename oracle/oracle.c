@@ -39,7 +39,7 @@ static double now_ms(void) {
 /* The op family a signature names (DESIGN: "the op kind involved"): what the
  * op does, not which one of its kind it is, so a bug that hits every
  * element-wise op, both reductions or every transfer op is one signature. */
-static const char *op_family(int op) {
+const char *orc_op_family(int op) {
   if (op < 0 || op >= OP_N) return NULL;
   switch (ir_ops[op].kind) {
   case K_LOAD: case K_TLOAD: return "load";
@@ -79,7 +79,7 @@ static int op_at(const Body *b, Loc l) {
 
 /* The op family of a diagnostic: the op its check judged, else the one at its location in b. */
 static const char *diag_op(const Diag *d, const Body *b) {
-  return op_family(d->op1 ? d->op1 - 1 : b ? op_at(b, d->loc) : -1);
+  return orc_op_family(d->op1 ? d->op1 - 1 : b ? op_at(b, d->loc) : -1);
 }
 
 static void set(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : "-"); }

@@ -86,6 +86,7 @@ void orc_check(const Src *src, const OrcOpts *o, OrcResult *res);
  * signed as theirs (VarResult.same_as). */
 void orc_signature(const VarResult *r, char *buf, size_t n);
 bool orc_is_finding(Outcome o);
+const char *orc_op_family(int op);              /* an Op's family: load, store, elementwise, ...; NULL when none */
 const char *orc_mode_name(int mode);            /* "none", "up_down", "left_right" (odd modes by their axis) */
 const char *orc_variant_mode(int variant);      /* the split a variant compiles with */
 const char *orc_variant_name(const VarResult *r);   /* none@a2a3 ..., or ptoas:MODE@a3|a5 */
@@ -187,6 +188,7 @@ typedef struct {
 typedef struct {
   double emit, ptoas, cxx, run, compare;        /* milliseconds, summed over the cases */
   int jobs;                                     /* variants that reached ptoas */
+  int probes;                                   /* probe kernels run after miscompiles (probe.c) */
 } RealTimes;
 
 /* Every case's variants through ptoc (to PTO-AS), ptoas, the C++ compiler and
@@ -213,6 +215,26 @@ void orc_real_classify(const Kernel *gk, Sim *g, Sim *g0, VarResult *x, const Re
  * program (with a precompiled pto/pto-inst.hpp), each job run in a process of
  * its own with a time limit. Fills st, msg, the times and RealParam.out. */
 void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o);
+
+/* ---- probe.c: where a real miscompile starts ---------------------------------------------- */
+
+enum { ORC_PROBE_STORE = -1, ORC_PROBE_MASKED = -2, ORC_MAX_PROBES = 48 };   /* C++ grows with every probe */
+typedef struct {
+  const char *text;                             /* the probe kernel's source */
+  Src src;                                      /* over text */
+  int first;                                    /* its first probe parameter (the kernel's own come before) */
+  int n;                                        /* probes */
+  const char *blame[ORC_MAX_PROBES];            /* per probe: what a first wrong tile there blames */
+  char what[ORC_MAX_PROBES][64];                /* per probe: "t3 = relu at 7:8" (line:col of the kernel) */
+} OrcProbe;
+/* The probe kernel of front (ir_front's kernel of src) for a variant (split,
+ * target: CompOpts'), built in A; false when it has no tile to probe or its
+ * spaces cannot be inferred. */
+bool orc_probe_build(Arena *A, const Src *src, const Kernel *front, int split, int target, OrcProbe *p);
+/* pk: the probe kernel's front end, g its golden run, outs its real outputs
+ * per parameter: the first probe that differs, ORC_PROBE_STORE when only the
+ * kernel's own outputs differ, ORC_PROBE_MASKED when they no longer do. */
+int orc_probe_blame(const OrcProbe *p, const Kernel *pk, Sim *g, unsigned char *const *outs);
 
 /* ---- pypto.c: the real PyPTO as a back end (DESIGN section 16) ---------------------------- */
 

@@ -304,6 +304,83 @@ void orc_real_classify(const Kernel *gk, Sim *g, Sim *g0, VarResult *x, const Re
   *t_compare += ms() - t0;
 }
 
+static void case_close(Case *c) {
+  sim_free(c->g);
+  sim_free(c->g0);
+  ir_arena_free(c->comp.A);
+  ir_arena_free(c->A);
+}
+
+/* The first wrong tile of every miscompile among jobs (probe.c): each one's
+ * probe kernel through the same variant, all in one more orc_real_run; the
+ * op it blames goes into the signature, the statement into the detail. */
+static void probe_round(const RealTools *t, Case *cs, const JobRef *ref, int nj, const RealOpts *o, RealTimes *tm) {
+  int m = 0;
+  for (int q = 0; q < nj; q++) m += cs[ref[q].ci].c->r[ref[q].vi].out == OUT_MISCOMPILE;
+  if (!m) return;
+  Case *pc = calloc((size_t)m, sizeof *pc);
+  OrcProbe *pr = calloc((size_t)m, sizeof *pr);
+  RealJob *pj = calloc((size_t)m, sizeof *pj);
+  VarResult **px = calloc((size_t)m, sizeof *px);
+  if (!pc || !pr || !pj || !px) die("out of memory");
+  int np = 0;
+  for (int q = 0; q < nj; q++) {
+    Case *c = cs + ref[q].ci;
+    VarResult *x = &c->c->r[ref[q].vi];
+    if (x->out != OUT_MISCOMPILE) continue;
+    Case *p = pc + np;
+    *p = (Case){.c = c->c, .A = ir_arena_new()};
+    p->comp.A = ir_arena_new();
+    RealParam *pp = NULL;
+    VarResult scratch;
+    init_var(&scratch, x->variant, c->k->target);
+    double t0 = ms();
+    bool ok = orc_probe_build(p->A, &c->comp.src, c->k, rv[x->variant].split, rv[x->variant].target, &pr[np]);
+    if (ok) {
+      p->comp = (Comp){.A = p->comp.A, .src = pr[np].src, .o = {.split = -1, .target = -1}};
+      ok = (p->k = ir_front(&p->comp)) != NULL;
+    }
+    if (ok) {
+      p->g0 = sim_new(p->k, &(SimOpts){.seed = c->c->input_seed});
+      p->g = sim_new(p->k, &(SimOpts){.inputs = p->g0});
+      ok = sim_run_reference(p->g);
+    }
+    tm->emit += ms() - t0;
+    if (ok && prepare(p, x->variant, &scratch, &pj[np], &pp, tm)) {
+      px[np++] = x;
+      continue;
+    }
+    case_close(p);
+  }
+  orc_real_run(t, pj, np, o);
+  for (int i = 0; i < np; i++) {
+    VarResult *x = px[i];
+    tm->ptoas += pj[i].t_ptoas, tm->cxx += pj[i].t_cxx, tm->run += pj[i].t_run;
+    tm->probes++;
+    if (pj[i].st == RS_OK) {
+      unsigned char **outs = calloc((size_t)pj[i].np + 1, sizeof *outs);
+      if (!outs) die("out of memory");
+      for (int k = 0; k < pj[i].np; k++) outs[k] = pj[i].p[k].out;
+      int b = orc_probe_blame(&pr[i], pc[i].k, pc[i].g, outs);
+      free(outs);
+      size_t len = strlen(x->detail);
+      if (b >= 0) {
+        set(x->op, sizeof x->op, pr[i].blame[b]);
+        snprintf(x->detail + len, sizeof x->detail - len, "; first wrong tile: %s", pr[i].what[b]);
+      } else if (b == ORC_PROBE_STORE) {
+        set(x->op, sizeof x->op, "store");
+        snprintf(x->detail + len, sizeof x->detail - len, "; every tile right, a store wrong");
+      }
+    }
+    for (int k = 0; k < pj[i].np; k++) free(pj[i].p[k].out);
+    case_close(pc + i);
+  }
+  free(pc);
+  free(pr);
+  free(pj);
+  free(px);
+}
+
 void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *o, RealTimes *tm) {
   RealTimes local = {0};
   if (!tm) tm = &local;
@@ -372,16 +449,14 @@ void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *
     free(outs);
     for (int i = 0; i < jobs[q].np; i++) free(jobs[q].p[i].out);
   }
+  probe_round(t, cs, ref, nj, o, tm);
   for (int i = 0; i < n; i++) {
     RealCase *rc = cases + i;
     for (int v = 0; v < rc->n; v++) {
       rc->finding |= orc_is_finding(rc->r[v].out);
       rc->toolerr |= rc->r[v].out == OUT_TOOLERR;
     }
-    sim_free(cs[i].g);
-    sim_free(cs[i].g0);
-    ir_arena_free(cs[i].comp.A);
-    ir_arena_free(cs[i].A);
+    case_close(cs + i);
   }
   free(cs);
   free(jobs);
