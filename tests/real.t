@@ -189,4 +189,15 @@ ok $? "real-f reduce --finding=ID of a real finding uses the real back end and s
 [ $? = 1 ] && grep -q 'gives no finding on the real back end' "$T/f4.err"
 ok $? "real-f a kernel without a real finding: exit 1"
 fi
+
+# (g) where a miscompile starts (oracle/probe.c): a lane placed at the wrong row
+# blames the transfer that moved it; a loop that never runs (RF-9) the load in it
+"$F" diff --backend=ptoas --bugs=placement-from-box corpus/regress/placement-from-box.ptk > "$T/g1" 2>&1
+grep -q '^variant=ptoas:up_down@a3 outcome=miscompile .* sig=miscompile|ptoas:up_down|-|transfer|run|both$' "$T/g1" &&
+  grep -q 'first wrong tile: adds at 12:20$' "$T/g1"
+ok $? "real-g a lane placed from the box (placement-from-box) is a miscompile of the transfer, at the adds reading it"
+grep '^variant=ptoas:up_down' "$T/g1" | sed 's/^/#   /'
+grep -q '^ok [0-9]* - corpus/real/loop-negative-start.ptk gives miscompile|ptoas:none|-|load|run|-$' "$T/b" ||
+  [ -n "$QUICK" ]
+ok $? "real-g a loop that never runs (RF-9) is a miscompile of the load inside it"
 plan
