@@ -500,7 +500,8 @@ static void report_rest(const VarResult *r) {
     char sig[200];
     orc_signature(r, sig, sizeof sig);
     printf(" sig=%s", sig);
-    if (r->same_as && r->backend == 2) printf(" same_as=pypto:none@%s", r->same_as == 1 ? "a3" : "a5");
+    if (r->same_as && r->backend)
+      printf(" same_as=%s:none@%s", r->backend == 2 ? "pypto" : "ptoas", r->same_as == 1 ? "a3" : "a5");
     else if (r->same_as) printf(" same_as=%s", orc_variants[r->same_as - 1]);
   }
   putchar('\n');
