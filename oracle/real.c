@@ -47,10 +47,15 @@ static const size_t MAX_JOB_BYTES = (size_t)1 << 30;
  * whole template body into every call site, and code generation was three
  * quarters of a batch's compile. Defining the plain spelling away (the system
  * headers spell it __always_inline__) leaves each instantiation emitted once:
- * the same program, compiled three times faster (docs/real-backend.md). */
+ * the same program, compiled three times faster (docs/real-backend.md). The
+ * templates the header itself uses are instantiated once, in the PCH. No
+ * program uses typeid or dynamic_cast (exceptions keep the type information
+ * they need) or is unwound from a signal, so RTTI and asynchronous unwind
+ * tables are left out: less code for every instantiation. */
 static const char *const cxx_flags[] = {
     "-std=c++20", "-O0", "-w", "-D__CPU_SIM", "-D__DAV_CUBE__", "-D__DAV_VEC__", "-Dalways_inline=",
     "-include", "stdint.h", "-include", "stddef.h", "-Wno-macro-redefined", "-Wno-ignored-attributes",
+    "-fpch-instantiate-templates", "-fno-rtti", "-fno-asynchronous-unwind-tables",
 };
 enum { NFLAGS = sizeof cxx_flags / sizeof cxx_flags[0] };
 
