@@ -108,6 +108,8 @@ typedef struct {
   char ptoas[512];                              /* the ptoas binary */
   char isa[512];                                /* pto-isa root: the directory holding include/pto/ */
   char cxx[512];                                /* C++ compiler (clang++-19) */
+  char lld[512];                                /* ld.lld as cxx finds it, programs link with it
+                                                   (-fuse-ld=lld); "": cxx's default linker */
   char cache[512];                              /* the precompiled header and batches live here */
   char version[96];                             /* ptoas's version line, or "unknown" */
   char why[256];                                /* when not found: the reason, one line */

@@ -608,6 +608,23 @@ static int clang_major(const char *text) {
   return v ? atoi(v + 14) : 0;
 }
 
+/* lld links a program in a fraction of the time GNU ld takes. -fuse-ld=lld
+ * makes clang look for ld.lld where -print-prog-name looks (its own directory,
+ * then $PATH), so the linker is lld when that names an executable, else the
+ * compiler's default. */
+static void find_lld(RealTools *t) {
+  const char *argv[] = {t->cxx, "-print-prog-name=ld.lld", NULL};
+  char *out, *err, path[sizeof t->lld] = "";
+  Proc p;
+  run_capture(argv, t->cache, VERSION_LIMIT_S, &p, &out, &err);
+  bool ran = !p.spawn_errno && !p.timed_out && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0;
+  if (ran && out) line_of(out, path, sizeof path);
+  free(out);
+  free(err);
+  t->lld[0] = 0;
+  if (path[0] == '/' && is_file(path) && access(path, X_OK) == 0) copy_str(t->lld, sizeof t->lld, path);
+}
+
 static bool find_cxx(RealTools *t) {
   const char *e = getenv("PTO_CXX");
   if (e && *e) {
@@ -641,6 +658,7 @@ static bool find_cxx(RealTools *t) {
     fmt(t->why, sizeof t->why, "clang++ at %s is version %d, 19 or later needed (or set PTO_CXX)", t->cxx, major);
     return false;
   }
+  find_lld(t);
   return true;
 }
 
@@ -1439,6 +1457,7 @@ static void compile_all(Run *R) {
       r->argv[a++] = "-I", r->argv[a++] = R->inc;
       if (r->pch) r->argv[a++] = "-include-pch", r->argv[a++] = R->pch;
       r->argv[a++] = "-ferror-limit=0", r->argv[a++] = "-fno-color-diagnostics";
+      if (*R->t->lld) r->argv[a++] = "-fuse-ld=lld";
       r->argv[a++] = r->src, r->argv[a++] = "-o", r->argv[a++] = r->bin, r->argv[a++] = "-lpthread";
       r->argv[a] = NULL;
       ps[nrun] = (Proc){.argv = r->argv, .out = r->log, .err = r->log, .cwd = R->work, .limit_s = CXX_LIMIT_S};

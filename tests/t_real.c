@@ -219,7 +219,8 @@ int main(void) {
     printf("1..0 # SKIP %s\n", tools.why);
     return 0;
   }
-  tap_diag("ptoas %s (%s), pto-isa %s, %s", tools.version, tools.ptoas, tools.isa, tools.cxx);
+  tap_diag("ptoas %s (%s), pto-isa %s, %s, linker %s", tools.version, tools.ptoas, tools.isa, tools.cxx,
+           *tools.lld ? tools.lld : "the compiler's default");
   memset(canary, 0xa5, sizeof canary);
 
   /* inputs and expected outputs */
