@@ -912,8 +912,9 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
   if (sum <= 0) sum = 1;
   printf("throughput: backend=ptoas kernels_per_s_per_core=%.3f emit=%.3f ptoas=%.3f cxx=%.3f run=%.3f compare=%.3f\n",
          cpu > 0 ? i / cpu : 0.0, tm.emit / sum, tm.ptoas / sum, tm.cxx / sum, tm.run / sum, tm.compare / sum);
-  printf("# kernels=%lld variants_run=%d cpu_s=%.1f wall_s=%.1f jobs=%d batch=%d tool_errors=%lld findings=%lld\n",
-         (long long)i, tm.jobs, cpu, wall, jobs, b.B, (long long)errors, (long long)findings);
+  printf("# kernels=%lld variants_run=%d cpu_s=%.1f wall_s=%.1f jobs=%d batch=%d tool_errors=%lld findings=%lld "
+         "compiles_per_variant=%.2f\n", (long long)i, tm.jobs, cpu, wall, jobs, b.B, (long long)errors,
+         (long long)findings, tm.cxx_jobs ? (double)tm.cxx_runs / tm.cxx_jobs : 0.0);
   batch_free(&b);
   return errors && errors == tm.jobs ? 2 : 0;
 }

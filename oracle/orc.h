@@ -159,6 +159,7 @@ typedef struct {
   RealStage st;
   char msg[512];                                /* the tool's diagnostic (first error), or why it failed */
   double t_ptoas, t_cxx, t_run;                 /* milliseconds attributed to this job */
+  int cxx_runs;                                 /* compiler runs its C++ was part of */
 } RealJob;
 
 typedef struct {
@@ -189,6 +190,8 @@ typedef struct {
 typedef struct {
   double emit, ptoas, cxx, run, compare;        /* milliseconds, summed over the cases */
   int jobs;                                     /* variants that reached ptoas */
+  int cxx_jobs;                                 /* variants that reached the C++ compiler */
+  int cxx_runs;                                 /* compiler runs of those, summed (RealJob.cxx_runs) */
 } RealTimes;
 
 /* Every case's variants through ptoc (to PTO-AS), ptoas, the C++ compiler and

@@ -1211,15 +1211,213 @@ static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
   return ok;
 }
 
-/* The job (global index) a diagnostic location belongs to, or -1. */
-static int loc_job(const Run *R, const Unit *u, const UnitRun *ur, const char *file, int line) {
+/* ---- jobs that fail alike ------------------------------------------------------------------ */
+
+/* A line of a job's C++ that instantiated a template clang then rejected. */
+typedef struct {
+  int job, line;
+} Frame;
+
+typedef struct {
+  Frame *v;
+  int n, cap;
+  bool bad;                                     /* out of memory: a frame was lost */
+} Frames;
+
+static void frames_add(Frames *f, int job, int line) {
+  for (int i = 0; i < f->n; i++)
+    if (f->v[i].job == job && f->v[i].line == line) return;
+  if (f->n == f->cap) {
+    int cap = f->cap ? 2 * f->cap : 8;
+    Frame *v = realloc(f->v, (size_t)cap * sizeof *v);
+    if (!v) {
+      f->bad = true;
+      return;
+    }
+    f->v = v, f->cap = cap;
+  }
+  f->v[f->n++] = (Frame){job, line};
+}
+
+/* ptoas's C++ names values vN and declares each with its whole type before
+ * its uses: `Tile<TileType::Vec, float, 8, 1, ...> v20 = ...`, `const int32_t
+ * v6 = 64`, `__gm__ float* v1` among a function's parameters, `size_t v30` in a
+ * for loop; each function numbers its own. A line "in shape" is the line with
+ * each vN replaced by {the type of its last declaration before it}: two lines
+ * in shape alike call the same functions with arguments of the same types, so
+ * they instantiate the same templates. */
+typedef struct {
+  int at;                                       /* where the name is, in text */
+  int off, len;                                 /* its type: text + off, len bytes */
+  int prev;                                     /* the value's declaration before this one, or -1 */
+} Decl;
+
+typedef struct {
+  char *text;
+  int n;                                        /* values v0..v(n-1) */
+  int *last;                                    /* per value: its last declaration (index in decl), or -1 */
+  Decl *decl;
+  int ndecl;
+} Shape;
+
+enum { MAX_VALUE = 1 << 20 };
+
+/* The value vN whose name starts at p (text <= p), or -1. */
+static int value_at(const char *text, const char *p) {
+  if (*p != 'v' || (p > text && ident_char(p[-1], false)) || p[1] < '0' || p[1] > '9') return -1;
+  long v = 0;
+  const char *q = p + 1;
+  while (*q >= '0' && *q <= '9' && v < MAX_VALUE) v = v * 10 + (*q++ - '0');
+  return ident_char(*q, false) || v >= MAX_VALUE ? -1 : (int)v;
+}
+
+/* True when the name at p (end: past it) is declared there: a type before it,
+ * back to the start of the statement, a parameter or a for loop's variable
+ * (brackets balanced), and `=`, `;`, `,` or `)` after it. */
+static bool decl_at(const char *text, const char *p, const char *end, int *off, int *len) {
+  while (*end == ' ' || *end == '\t') end++;
+  if (!(*end == ';' || *end == ',' || *end == ')' || (*end == '=' && end[1] != '='))) return false;
+  const char *b = p;
+  int angle = 0, paren = 0;
+  for (; b > text; b--) {
+    char c = b[-1];
+    if (c == '\n' || c == ';' || c == '{' || c == '}') break;
+    if (c == '>') angle++;
+    else if (c == ')') paren++;
+    else if (c == '<' && angle-- == 0) break;
+    else if (c == '(' && paren-- == 0) break;
+    else if (c == ',' && !angle && !paren) break;
+  }
+  if (angle > 0 || paren > 0) return false;
+  const char *e = p;
+  while (b < e && (*b == ' ' || *b == '\t')) b++;
+  while (e > b && (e[-1] == ' ' || e[-1] == '\t')) e--;
+  if (e == b || !(ident_char(e[-1], false) || e[-1] == '>' || e[-1] == '*' || e[-1] == '&')) return false;
+  *off = (int)(b - text), *len = (int)(e - b);
+  return true;
+}
+
+static void shape_free(Shape *s) {
+  free(s->text), free(s->last), free(s->decl);
+  memset(s, 0, sizeof *s);
+}
+
+/* Job i's C++ with its values' declarations; false when it cannot be read. */
+static bool shape_load(const Run *R, int i, Shape *s) {
+  memset(s, 0, sizeof *s);
+  char cpp[PATH_MAX];
+  size_t len;
+  if (!jpath(R, i, "cpp", cpp, sizeof cpp) || !(s->text = read_part(cpp, LOG_MAX, false, &len))) return false;
+  int n = 0, nd = 0;
+  bool ok = strlen(s->text) == len;             /* a NUL inside: not ptoas's text */
+  for (const char *p = s->text; ok && *p; p++) {
+    int v = value_at(s->text, p);
+    if (v >= n) n = v + 1;
+    nd += v >= 0;
+  }
+  s->n = n;
+  s->last = ok ? malloc((size_t)(n ? n : 1) * sizeof *s->last) : NULL;
+  s->decl = ok ? malloc((size_t)(nd ? nd : 1) * sizeof *s->decl) : NULL;
+  if (!s->last || !s->decl) {
+    shape_free(s);
+    return false;
+  }
+  for (int v = 0; v < n; v++) s->last[v] = -1;
+  for (const char *p = s->text; *p; p++) {
+    int v = value_at(s->text, p), off, dl;
+    if (v < 0) continue;
+    const char *end = p + 1;
+    while (*end >= '0' && *end <= '9') end++;
+    if (!decl_at(s->text, p, end, &off, &dl)) continue;
+    s->decl[s->ndecl] = (Decl){(int)(p - s->text), off, dl, s->last[v]};
+    s->last[v] = s->ndecl++;
+  }
+  return true;
+}
+
+/* The line [l, e) in shape (trimmed), into b; false when out of memory. */
+static bool shape_line(const Shape *s, const char *l, const char *e, Buf *b) {
+  b->n = 0, b->lines = 0;
+  buf_add(b, "%s", "");
+  while (l < e && (*l == ' ' || *l == '\t')) l++;
+  while (e > l && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+  for (const char *p = l; p < e;) {
+    int v = value_at(s->text, p);
+    if (v < 0) {
+      const char *q = p + 1;
+      while (q < e && value_at(s->text, q) < 0) q++;
+      buf_add(b, "%.*s", (int)(q - p), p);
+      p = q;
+      continue;
+    }
+    int d = s->last[v];
+    while (d >= 0 && s->decl[d].at > (int)(p - s->text)) d = s->decl[d].prev;
+    buf_add(b, "{%.*s}", d >= 0 ? s->decl[d].len : 0, d >= 0 ? s->text + s->decl[d].off : "");
+    p++;
+    while (p < e && *p >= '0' && *p <= '9') p++;
+  }
+  return !b->bad;
+}
+
+/* Line `line` (from 1) of s, as [*l, *e); false when there is none. */
+static bool line_span(const char *text, int line, const char **l, const char **e) {
+  const char *p = text;
+  for (int k = 1; k < line && p; k++) {
+    p = strchr(p, '\n');
+    if (p) p++;
+  }
+  if (!p || !*p) return false;
+  *l = p;
+  *e = p + strcspn(p, "\n");
+  return true;
+}
+
+/* Marks in alike[] the jobs of u still live that have a line in shape alike one
+ * of the frames': they ask for a template clang rejected for another job, and
+ * are compiled alone. */
+static void fails_alike(const Run *R, const Unit *u, const Frames *fr, bool *alike) {
+  int nf = 0;
+  char **want = calloc((size_t)(fr->n ? fr->n : 1), sizeof *want);
+  Buf b = {0};
+  for (int i = 0; want && i < fr->n; i++) {
+    Shape s;
+    const char *l, *e;
+    if (!shape_load(R, fr->v[i].job, &s)) continue;
+    if (line_span(s.text, fr->v[i].line, &l, &e) && shape_line(&s, l, e, &b) && b.n > 0 && (want[nf] = strdup(b.s)))
+      nf++;
+    shape_free(&s);
+  }
+  for (int k = 0; k < u->n && nf > 0; k++) {
+    int i = u->job[k];
+    Shape s;
+    if (!R->live[i] || !shape_load(R, i, &s)) continue;
+    for (const char *l = s.text; *l && !alike[k];) {
+      const char *e = l + strcspn(l, "\n");
+      const char *t = l + strspn(l, " \t");
+      for (int f = 0; f < nf && !alike[k]; f++) {
+        size_t pre = strcspn(want[f], "{");   /* the text before the first value: no need to shape others */
+        if (!strncmp(t, want[f], pre) && shape_line(&s, l, e, &b) && !strcmp(b.s, want[f])) alike[k] = true;
+      }
+      l = *e ? e + 1 : e;
+    }
+    shape_free(&s);
+  }
+  for (int f = 0; f < nf; f++) free(want[f]);
+  free(want);
+  free(b.s);
+}
+
+/* The job (global index) a diagnostic location belongs to, or -1; *own: the
+ * location is in the job's C++ (ptoas's output), not in the harness. */
+static int loc_job(const Run *R, const Unit *u, const UnitRun *ur, const char *file, int line, bool *own) {
   size_t w = strlen(R->work);
+  *own = false;
   if (!strncmp(file, R->work, w) && file[w] == '/') {
     int i;
     char tail;
     if (sscanf(file + w + 1, "job%d.cp%c", &i, &tail) == 2 && tail == 'p')
       for (int k = 0; k < u->n; k++)
-        if (u->job[k] == i) return i;
+        if (u->job[k] == i) return *own = true, i;
   }
   if (!strcmp(file, ur->src))
     for (int k = 0; k < u->n; k++) {
@@ -1276,9 +1474,12 @@ static void group_end(Run *R, int gjob, const char *gmsg, int *attributed, bool 
 
 /* Gives the jobs of a failed unit that clang's errors name their RS_CXX_ERROR;
  * true when some error could not be pinned on a job, or none could (the rest
- * must then be compiled one by one). *first gets the first error line. */
-static bool attribute(Run *R, const Unit *u, const UnitRun *ur, const char *log, char *first, size_t fn) {
-  bool unattributed = false, in_group = false;
+ * must then be compiled one by one). *first gets the first error line. An
+ * error inside a template that a job's line instantiated adds that line to fr:
+ * clang reports a failed instantiation once per unit, for the first line that
+ * asked for it, so another job with the same line fails silently. */
+static bool attribute(Run *R, const Unit *u, const UnitRun *ur, const char *log, char *first, size_t fn, Frames *fr) {
+  bool unattributed = false, in_group = false, own;
   int attributed = 0;
   int gjob = -1;
   char gmsg[512] = "", file[PATH_MAX];
@@ -1305,7 +1506,7 @@ static bool attribute(Run *R, const Unit *u, const UnitRun *ur, const char *log,
     }
     if (ek) {
       in_group = true;
-      gjob = located ? loc_job(R, u, ur, file, lineno) : -1;
+      gjob = located ? loc_job(R, u, ur, file, lineno, &own) : -1;
       if (located) error_msg(R, ur, ek, file, gmsg, sizeof gmsg);
       else line_of(line, gmsg, sizeof gmsg);
       if (!*first) copy_str(first, fn, gmsg);
@@ -1323,7 +1524,8 @@ static bool attribute(Run *R, const Unit *u, const UnitRun *ur, const char *log,
       if (!*first) copy_str(first, fn, gmsg);
     } else if (nk && in_group && gjob < 0 && parse_loc(line, nk, file, sizeof file, &lineno)) {
       /* an error in a pto-isa template: the instantiation chain leads to the job */
-      gjob = loc_job(R, u, ur, file, lineno);
+      gjob = loc_job(R, u, ur, file, lineno, &own);
+      if (gjob >= 0 && own) frames_add(fr, gjob, lineno);
     }
   }
   if (in_group) group_end(R, gjob, gmsg, &attributed, &unattributed);
@@ -1345,25 +1547,36 @@ static bool unit_add(Unit **v, int *n, const int *job, int k) {
   return true;
 }
 
-/* Queues the jobs of u still live, as one unit or (alone) each on its own. */
-static void requeue(Run *R, const Unit *u, bool alone, Unit **next, int *nnext) {
+/* Queues the jobs of u still live, as one unit or (alone) each on its own; with
+ * frames, those that fail alike (fails_alike) each on its own and the rest as
+ * one unit, which then compiles unless they fail in some other way. */
+static void requeue(Run *R, const Unit *u, bool alone, const Frames *fr, Unit **next, int *nnext) {
   int *keep = malloc((size_t)u->n * sizeof *keep), m = 0;
-  if (!keep) {
+  bool *apart = calloc((size_t)u->n, sizeof *apart);
+  if (!keep || !apart) {
     for (int k = 0; k < u->n; k++)
       if (R->live[u->job[k]]) job_end(R, u->job[k], RS_TOOL_ERROR, "out of memory");
+    free(keep);
+    free(apart);
     return;
   }
-  for (int k = 0; k < u->n; k++)
-    if (R->live[u->job[k]]) keep[m++] = u->job[k];
+  if (alone) {
+    for (int k = 0; k < u->n; k++) apart[k] = true;
+  } else if (fr && fr->n) {
+    fails_alike(R, u, fr, apart);
+  }
   bool ok = true;
-  if (alone)
-    for (int k = 0; k < m && ok; k++) ok = unit_add(next, nnext, &keep[k], 1);
-  else if (m)
-    ok = unit_add(next, nnext, keep, m);
+  for (int k = 0; k < u->n && ok; k++) {
+    if (!R->live[u->job[k]]) continue;
+    if (apart[k]) ok = unit_add(next, nnext, &u->job[k], 1);
+    else keep[m++] = u->job[k];
+  }
+  if (ok && m) ok = unit_add(next, nnext, keep, m);
   if (!ok)
-    for (int k = 0; k < m; k++)
-      if (R->live[keep[k]]) job_end(R, keep[k], RS_TOOL_ERROR, "out of memory");
+    for (int k = 0; k < u->n; k++)
+      if (R->live[u->job[k]]) job_end(R, u->job[k], RS_TOOL_ERROR, "out of memory");
   free(keep);
+  free(apart);
 }
 
 static bool compiler_crashed(const char *log) {
@@ -1384,7 +1597,7 @@ static void unit_done(Run *R, const Unit *u, UnitRun *ur, const Proc *p, Unit **
   bool exit0 = !p->timed_out && WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0;
   if (p->timed_out || (!exit0 && (!WIFEXITED(p->status) || compiler_crashed(log)))) {
     if (u->n > 1) {                             /* which job's code did it? compile each alone */
-      requeue(R, u, true, next, nnext);
+      requeue(R, u, true, NULL, next, nnext);
     } else if (p->timed_out) {
       job_end(R, u->job[0], RS_CXX_CRASH, "the C++ compiler timed out after %d s", CXX_LIMIT_S);
     } else {
@@ -1408,15 +1621,21 @@ static void unit_done(Run *R, const Unit *u, UnitRun *ur, const Proc *p, Unit **
     /* a stale or broken PCH is the toolchain's problem: rebuild next time, go on without */
     unlink(R->pch);
     R->pch[0] = 0;
-    requeue(R, u, false, next, nnext);
+    requeue(R, u, false, NULL, next, nnext);
   } else {
-    bool unattributed = attribute(R, u, ur, log ? log : "", line, sizeof line);
+    Frames fr = {0};
+    bool unattributed = attribute(R, u, ur, log ? log : "", line, sizeof line, &fr);
     if (u->n == 1 && R->live[u->job[0]]) job_end(R, u->job[0], RS_CXX_ERROR, "%s", line);
-    else requeue(R, u, unattributed, next, nnext);
+    else requeue(R, u, unattributed, &fr, next, nnext);
+    free(fr.v);
   }
   free(log);
 }
 
+/* Compiles every live job's C++, `batch` jobs to a program. A unit that does not
+ * compile gives the jobs clang's errors name their first error and is compiled
+ * again without them (requeue); the jobs that fail alike (fails_alike) are
+ * compiled apart, so that the rest compiles at the second attempt. */
 static void compile_all(Run *R) {
   Unit *pend = NULL, *next = NULL;
   int npend = 0, nnext = 0;
@@ -1461,6 +1680,7 @@ static void compile_all(Run *R) {
       r->argv[a++] = r->src, r->argv[a++] = "-o", r->argv[a++] = r->bin, r->argv[a++] = "-lpthread";
       r->argv[a] = NULL;
       ps[nrun] = (Proc){.argv = r->argv, .out = r->log, .err = r->log, .cwd = R->work, .limit_s = CXX_LIMIT_S};
+      for (int k = 0; k < pend[u].n; k++) R->jobs[pend[u].job[k]].cxx_runs++;
       which[nrun++] = u;
       ran[u] = true;
     }
@@ -1609,6 +1829,7 @@ void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o) {
     j->st = RS_TOOL_ERROR;
     fmt(j->msg, sizeof j->msg, "not run");
     j->t_ptoas = j->t_cxx = j->t_run = 0;
+    j->cxx_runs = 0;
     for (int k = 0; j->p && k < j->np && k < MAX_PARAMS; k++) j->p[k].out = NULL;
   }
   if (!R.live || !R.prog) {
