@@ -1003,6 +1003,7 @@ static void pch_get(Run *R) {
 typedef struct {
   int *job;                                     /* global job indices */
   int n;
+  bool parse;                                   /* parsed only, as a header (compile_all) */
 } Unit;
 
 typedef struct {
@@ -1536,14 +1537,14 @@ static bool attribute(Run *R, const Unit *u, const UnitRun *ur, const char *log,
   return unattributed || !attributed;
 }
 
-static bool unit_add(Unit **v, int *n, const int *job, int k) {
+static bool unit_add(Unit **v, int *n, const int *job, int k, bool parse) {
   Unit *nv = realloc(*v, (size_t)(*n + 1) * sizeof **v);
   if (!nv) return false;
   *v = nv;
   int *j = malloc((size_t)k * sizeof *j);
   if (!j) return false;
   memcpy(j, job, (size_t)k * sizeof *j);
-  (*v)[(*n)++] = (Unit){j, k};
+  (*v)[(*n)++] = (Unit){j, k, parse};
   return true;
 }
 
@@ -1568,10 +1569,10 @@ static void requeue(Run *R, const Unit *u, bool alone, const Frames *fr, Unit **
   bool ok = true;
   for (int k = 0; k < u->n && ok; k++) {
     if (!R->live[u->job[k]]) continue;
-    if (apart[k]) ok = unit_add(next, nnext, &u->job[k], 1);
+    if (apart[k]) ok = unit_add(next, nnext, &u->job[k], 1, false);
     else keep[m++] = u->job[k];
   }
-  if (ok && m) ok = unit_add(next, nnext, keep, m);
+  if (ok && m) ok = unit_add(next, nnext, keep, m, false);
   if (!ok)
     for (int k = 0; k < u->n; k++)
       if (R->live[u->job[k]]) job_end(R, u->job[k], RS_TOOL_ERROR, "out of memory");
@@ -1610,6 +1611,9 @@ static void unit_done(Run *R, const Unit *u, UnitRun *ur, const Proc *p, Unit **
       else
         job_end(R, u->job[0], RS_CXX_CRASH, "the C++ compiler crashed: %s", line);
     }
+  } else if (exit0 && u->parse) {              /* no error before the instantiations: compile it whole */
+    unlink(ur->bin);
+    requeue(R, u, false, NULL, next, nnext);
   } else if (exit0) {
     if (is_file(ur->bin)) {
       for (int k = 0; k < u->n; k++) R->prog[u->job[k]] = ur->id;
@@ -1632,24 +1636,59 @@ static void unit_done(Run *R, const Unit *u, UnitRun *ur, const Proc *p, Unit **
   free(log);
 }
 
+/* The functions ptoas calls for cross-core flags (pto.sync.*, pto.set_ffts):
+ * set_ffts_base_addr, ffts_cross_core_sync and wait_flag_dev on a3,
+ * set_intra_block and wait_intra_block on a5. pto-isa's CPU simulation has none
+ * of them (docs/real-backend.md section 6), so a job that calls one does not
+ * compile. */
+static const char *const absent_fn[] = {"set_ffts_base_addr", "ffts_cross_core_sync", "wait_flag_dev",
+                                        "set_intra_block", "wait_intra_block"};
+
+static bool calls_absent(const Run *R, int i) {
+  char cpp[PATH_MAX];
+  char *text = jpath(R, i, "cpp", cpp, sizeof cpp) ? read_part(cpp, LOG_MAX, false, NULL) : NULL;
+  bool found = false;
+  for (size_t k = 0; text && k < sizeof absent_fn / sizeof *absent_fn && !found; k++)
+    for (const char *p = text; (p = strstr(p, absent_fn[k])) && !found; p++)
+      found = (p == text || !ident_char(p[-1], false)) && !ident_char(p[strlen(absent_fn[k])], false);
+  free(text);
+  return found;
+}
+
 /* Compiles every live job's C++, `batch` jobs to a program. A unit that does not
  * compile gives the jobs clang's errors name their first error and is compiled
- * again without them (requeue); the jobs that fail alike (fails_alike) are
- * compiled apart, so that the rest compiles at the second attempt. */
+ * again without them (requeue). So that most units compile once, the jobs known
+ * to fail (calls_absent) start in units of their own, and after a failure the
+ * jobs that fail alike (fails_alike) are compiled apart.
+ *
+ * The units of jobs known to fail are only parsed, as a header: clang then
+ * skips the template instantiations it performs at the end of a translation
+ * unit, and generates no code. Every error it reports before that point it
+ * reports in a whole compile too, and before any error of those instantiations,
+ * so a job with such an error gets the same first error as from a whole
+ * compile; the jobs without one are compiled whole. */
 static void compile_all(Run *R) {
   Unit *pend = NULL, *next = NULL;
   int npend = 0, nnext = 0;
   int *ok = malloc((size_t)R->n * sizeof *ok), m = 0;
-  if (!ok) {
+  bool *absent = calloc((size_t)R->n, sizeof *absent);
+  if (!ok || !absent) {
+    free(ok);
+    free(absent);
     end_live_oom(R);
     return;
   }
-  for (int i = 0; i < R->n; i++)
-    if (R->live[i]) ok[m++] = i;
-  for (int k = 0; k < m; k += R->batch)
-    if (!unit_add(&pend, &npend, ok + k, m - k < R->batch ? m - k : R->batch))
-      for (int q = k; q < m && q < k + R->batch; q++) job_end(R, ok[q], RS_TOOL_ERROR, "out of memory");
+  for (int i = 0; i < R->n; i++) absent[i] = R->live[i] && calls_absent(R, i);
+  for (int apart = 0; apart < 2; apart++) {     /* the others first: the longest compiles start first */
+    m = 0;
+    for (int i = 0; i < R->n; i++)
+      if (R->live[i] && absent[i] == (apart == 1)) ok[m++] = i;
+    for (int k = 0; k < m; k += R->batch)
+      if (!unit_add(&pend, &npend, ok + k, m - k < R->batch ? m - k : R->batch, apart == 1))
+        for (int q = k; q < m && q < k + R->batch; q++) job_end(R, ok[q], RS_TOOL_ERROR, "out of memory");
+  }
   free(ok);
+  free(absent);
 
   while (npend > 0) {
     Proc *ps = calloc((size_t)npend, sizeof *ps);
@@ -1663,21 +1702,28 @@ static void compile_all(Run *R) {
       r->pch = R->pch[0] != 0;
       r->lines = calloc((size_t)pend[u].n, sizeof *r->lines);
       if (!r->lines || !fmt(r->src, sizeof r->src, "%s/prog%d.cpp", R->work, r->id) ||
-          !fmt(r->bin, sizeof r->bin, "%s/prog%d", R->work, r->id) ||
+          !fmt(r->bin, sizeof r->bin, "%s/prog%d%s", R->work, r->id, pend[u].parse ? ".pch" : "") ||
           !fmt(r->log, sizeof r->log, "%s/prog%d.log", R->work, r->id) || !unit_write(R, &pend[u], r)) {
         for (int k = 0; k < pend[u].n; k++)
           job_end(R, pend[u].job[k], RS_TOOL_ERROR, "cannot write the harness %s", r->src);
         continue;
       }
       int a = 0;
+      bool parse = pend[u].parse;
       r->argv[a++] = R->t->cxx;
-      for (int i = 0; i < NFLAGS; i++) r->argv[a++] = cxx_flags[i];
+      for (int i = 0; i < NFLAGS; i++)
+        if (!parse || strcmp(cxx_flags[i], "-fpch-instantiate-templates")) r->argv[a++] = cxx_flags[i];
       if (*R->serial) r->argv[a++] = "-I", r->argv[a++] = R->serial;
       r->argv[a++] = "-I", r->argv[a++] = R->inc;
       if (r->pch) r->argv[a++] = "-include-pch", r->argv[a++] = R->pch;
       r->argv[a++] = "-ferror-limit=0", r->argv[a++] = "-fno-color-diagnostics";
-      if (*R->t->lld) r->argv[a++] = "-fuse-ld=lld";
-      r->argv[a++] = r->src, r->argv[a++] = "-o", r->argv[a++] = r->bin, r->argv[a++] = "-lpthread";
+      if (parse) {                              /* as a header: no instantiations at its end, no code */
+        r->argv[a++] = "-x", r->argv[a++] = "c++-header", r->argv[a++] = r->src;
+        r->argv[a++] = "-o", r->argv[a++] = r->bin;
+      } else {
+        if (*R->t->lld) r->argv[a++] = "-fuse-ld=lld";
+        r->argv[a++] = r->src, r->argv[a++] = "-o", r->argv[a++] = r->bin, r->argv[a++] = "-lpthread";
+      }
       r->argv[a] = NULL;
       ps[nrun] = (Proc){.argv = r->argv, .out = r->log, .err = r->log, .cwd = R->work, .limit_s = CXX_LIMIT_S};
       for (int k = 0; k < pend[u].n; k++) R->jobs[pend[u].job[k]].cxx_runs++;
