@@ -258,6 +258,7 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
   if (getppid() != parent) _exit(0);
   int every = o->real_every > 0 ? o->real_every : 1;
   Batch b = batch_new(o);
+  RealMemo *memo = orc_real_memo_new();         /* what failed to compile, batch after batch */
   for (int64_t i = 0;;) {
     sh->next = i;
     int nb = 0;
@@ -269,7 +270,7 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
     sh->cur = b.idx[0];
     sh->started = fz_now() + 1e9;               /* no watchdog: the tools have their own limits */
     RealTimes tm = {0};
-    orc_real_check(rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
+    orc_real_check(rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs), .memo = memo}, &tm);
     sh->t_emit += tm.emit / 1e3, sh->t_ptoas += tm.ptoas / 1e3, sh->t_cxx += tm.cxx / 1e3;
     sh->t_run += tm.run / 1e3, sh->t_rcompare += tm.compare / 1e3;
     sh->real_checks += tm.jobs;
@@ -282,6 +283,7 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
     sh->cur = -1;
   }
   batch_free(&b);
+  orc_real_memo_free(memo);
   sh->next = INT64_MAX;
   sh->done = 1;
   close(fd);
@@ -887,6 +889,7 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
   }
   int jobs = o->jobs > 0 ? o->jobs : 2;
   Batch b = batch_new(o);
+  RealMemo *memo = orc_real_memo_new();         /* as a campaign's worker keeps it */
   struct rusage r0, c0;
   getrusage(RUSAGE_SELF, &r0), getrusage(RUSAGE_CHILDREN, &c0);
   double t0 = fz_now();
@@ -895,7 +898,7 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
   while (o->count ? i < o->count : fz_now() - t0 < o->seconds) {
     int nb = 0;
     for (; nb < b.B && (!o->count || i < o->count); nb++, i++) batch_set(&b, nb, o, pol, i);
-    orc_real_check(&rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
+    orc_real_check(&rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs), .memo = memo}, &tm);
     for (int q = 0; q < nb; q++) {
       for (int v = 0; v < b.rc[q].n; v++)
         errors += b.rc[q].r[v].out == OUT_TOOLERR, findings += orc_is_finding(b.rc[q].r[v].out);
@@ -916,6 +919,7 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
          "compiles_per_variant=%.2f\n", (long long)i, tm.jobs, cpu, wall, jobs, b.B, (long long)errors,
          (long long)findings, tm.cxx_jobs ? (double)tm.cxx_runs / tm.cxx_jobs : 0.0);
   batch_free(&b);
+  orc_real_memo_free(memo);
   return errors && errors == tm.jobs ? 2 : 0;
 }
 

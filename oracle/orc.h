@@ -162,11 +162,20 @@ typedef struct {
   int cxx_runs;                                 /* compiler runs its C++ was part of */
 } RealJob;
 
+/* What the C++ compiles of earlier orc_real_run calls taught: the shapes of the
+ * lines that failed. A caller that runs batch after batch keeps one and passes
+ * it in RealOpts.memo, and a unit then seldom holds a job that fails; it
+ * changes no outcome. */
+typedef struct RealMemo RealMemo;
+RealMemo *orc_real_memo_new(void);              /* NULL when out of memory */
+void orc_real_memo_free(RealMemo *m);
+
 typedef struct {
   int jobs;                                     /* parallel processes (ptoas, compiles, runs); >= 1 */
   int batch;                                    /* jobs per translation unit; 0: 16 */
   double run_timeout_s;                         /* per program run; 0: 10 */
   bool keep;                                    /* keep the work directory (for debugging) */
+  RealMemo *memo;                               /* NULL, or learns from and guides this call */
 } RealOpts;
 
 /* ---- realdiff.c: kernels through the real back end, compared with the golden run ---- */

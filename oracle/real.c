@@ -873,6 +873,7 @@ typedef struct {
   bool *live;                                   /* not yet given a final stage */
   int *prog;                                    /* the program that runs job i */
   int nprog;                                    /* programs (compile units) so far */
+  RealMemo *memo;                               /* RealOpts.memo, or NULL */
 } Run;
 
 __attribute__((format(printf, 4, 5))) static void job_end(Run *R, int i, RealStage st, const char *f, ...) {
@@ -1237,9 +1238,11 @@ static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
 
 /* ---- jobs that fail alike ------------------------------------------------------------------ */
 
-/* A line of a job's C++ that instantiated a template clang then rejected. */
+/* A line of a job's C++ where clang reported an error (direct), or that
+ * instantiated a template clang then rejected. */
 typedef struct {
   int job, line;
+  bool direct;
 } Frame;
 
 typedef struct {
@@ -1248,7 +1251,7 @@ typedef struct {
   bool bad;                                     /* out of memory: a frame was lost */
 } Frames;
 
-static void frames_add(Frames *f, int job, int line) {
+static void frames_add(Frames *f, int job, int line, bool direct) {
   for (int i = 0; i < f->n; i++)
     if (f->v[i].job == job && f->v[i].line == line) return;
   if (f->n == f->cap) {
@@ -1260,7 +1263,7 @@ static void frames_add(Frames *f, int job, int line) {
     }
     f->v = v, f->cap = cap;
   }
-  f->v[f->n++] = (Frame){job, line};
+  f->v[f->n++] = (Frame){job, line, direct};
 }
 
 /* ptoas's C++ names values vN and declares each with its whole type before
@@ -1406,7 +1409,7 @@ static void fails_alike(const Run *R, const Unit *u, const Frames *fr, bool *ali
   for (int i = 0; want && i < fr->n; i++) {
     Shape s;
     const char *l, *e;
-    if (!shape_load(R, fr->v[i].job, &s)) continue;
+    if (fr->v[i].direct || !shape_load(R, fr->v[i].job, &s)) continue;   /* a job's own errors are its own */
     if (line_span(s.text, fr->v[i].line, &l, &e) && shape_line(&s, l, e, &b) && b.n > 0 && (want[nf] = strdup(b.s)))
       nf++;
     shape_free(&s);
@@ -1429,6 +1432,121 @@ static void fails_alike(const Run *R, const Unit *u, const Frames *fr, bool *ali
   for (int f = 0; f < nf; f++) free(want[f]);
   free(want);
   free(b.s);
+}
+
+/* ---- what failed before ------------------------------------------------------------------- */
+
+/* The lines that failed in earlier calls, as patterns: a line in shape with each
+ * number in it replaced by #K, K counting the distinct numbers from the left
+ * (-1, pto-isa's "dynamic", stays). `TROWSUM({Tile<..., float, 8, 1, ...>},
+ * {Tile<..., float, 4, 32, ...>}, ...)` becomes `TROWSUM({Tile<..., float, #0,
+ * #1, ...>}, {Tile<..., float, #2, #3, ...>}, ...)`: the rows differ, whatever
+ * they are, which is what made pto-isa reject it. A job with a line of a
+ * pattern that failed is compiled apart from the others (compile_all), so that
+ * their unit compiles at the first attempt. A pattern that misleads costs a
+ * unit of its own, never an outcome: clang still compiles every job. */
+struct RealMemo {
+  char key[PATH_MAX];                           /* the PCH the patterns were learned with */
+  char **set;                                   /* open addressing, cap a power of two (NULL: empty slot) */
+  size_t n, cap;
+};
+
+RealMemo *orc_real_memo_new(void) { return calloc(1, sizeof(RealMemo)); }
+
+static void memo_clear(RealMemo *m) {
+  for (size_t i = 0; i < m->cap; i++) free(m->set[i]);
+  free(m->set);
+  m->set = NULL, m->n = m->cap = 0;
+}
+
+void orc_real_memo_free(RealMemo *m) {
+  if (!m) return;
+  memo_clear(m);
+  free(m);
+}
+
+static size_t memo_slot(const RealMemo *m, const char *s) {
+  Hash h = {0xcbf29ce484222325ull};
+  hash_str(&h, s);
+  size_t i = (size_t)h.h & (m->cap - 1);
+  while (m->set[i] && strcmp(m->set[i], s)) i = (i + 1) & (m->cap - 1);
+  return i;
+}
+
+static bool memo_has(const RealMemo *m, const char *s) { return m->cap && m->set[memo_slot(m, s)]; }
+
+static void memo_add(RealMemo *m, const char *s) {
+  if (2 * (m->n + 1) > m->cap) {
+    size_t cap = m->cap ? 2 * m->cap : 64;
+    char **set = calloc(cap, sizeof *set);
+    if (!set) return;
+    RealMemo grown = {.set = set, .cap = cap};
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->set[i]) grown.set[memo_slot(&grown, m->set[i])] = m->set[i];
+    free(m->set);
+    m->set = set, m->cap = cap;
+  }
+  size_t i = memo_slot(m, s);
+  if (m->set[i] || !(m->set[i] = strdup(s))) return;
+  m->n++;
+}
+
+/* Line [l, e) of s as a pattern, into b (t: scratch); false when out of memory. */
+static bool shape_pattern(const Shape *s, const char *l, const char *e, Buf *t, Buf *b) {
+  if (!shape_line(s, l, e, t)) return false;
+  b->n = 0, b->lines = 0;
+  buf_add(b, "%s", "");
+  const char *num[64];
+  size_t len[64];
+  int nnum = 0;
+  for (const char *p = t->s; *p;) {
+    bool lit = *p >= '0' && *p <= '9' && (p == t->s || (!ident_char(p[-1], false) && p[-1] != '-'));
+    size_t k = strspn(p, "0123456789");
+    if (!lit) {
+      size_t q = k ? k : 1;
+      buf_add(b, "%.*s", (int)q, p);
+      p += q;
+      continue;
+    }
+    int id = 0;
+    while (id < nnum && (len[id] != k || strncmp(num[id], p, k))) id++;
+    if (id == nnum && nnum < 64) num[nnum] = p, len[nnum] = k, nnum++;
+    buf_add(b, "#%d", id);
+    p += k;
+  }
+  return !b->bad;
+}
+
+/* Adds the pattern of every frame's line to R->memo. */
+static void memo_learn(Run *R, const Frames *fr) {
+  Buf t = {0}, b = {0};
+  for (int i = 0; R->memo && i < fr->n; i++) {
+    Shape s;
+    const char *l, *e;
+    if (!shape_load(R, fr->v[i].job, &s)) continue;
+    if (line_span(s.text, fr->v[i].line, &l, &e) && shape_pattern(&s, l, e, &t, &b) && b.n > 0) memo_add(R->memo, b.s);
+    shape_free(&s);
+  }
+  free(t.s);
+  free(b.s);
+}
+
+/* True when a line of job i's C++ has a pattern that failed before. */
+static bool memo_predicts(const Run *R, int i) {
+  if (!R->memo || !R->memo->n) return false;
+  Shape s;
+  if (!shape_load(R, i, &s)) return false;
+  Buf t = {0}, b = {0};
+  bool hit = false;
+  for (const char *l = s.text; *l && !hit;) {
+    const char *e = l + strcspn(l, "\n");
+    if (memchr(l, '(', (size_t)(e - l)) && shape_pattern(&s, l, e, &t, &b)) hit = memo_has(R->memo, b.s);
+    l = *e ? e + 1 : e;
+  }
+  shape_free(&s);
+  free(t.s);
+  free(b.s);
+  return hit;
 }
 
 /* The job (global index) a diagnostic location belongs to, or -1; *own: the
@@ -1498,10 +1616,11 @@ static void group_end(Run *R, int gjob, const char *gmsg, int *attributed, bool 
 
 /* Gives the jobs of a failed unit that clang's errors name their RS_CXX_ERROR;
  * true when some error could not be pinned on a job, or none could (the rest
- * must then be compiled one by one). *first gets the first error line. An
- * error inside a template that a job's line instantiated adds that line to fr:
- * clang reports a failed instantiation once per unit, for the first line that
- * asked for it, so another job with the same line fails silently. */
+ * must then be compiled one by one). *first gets the first error line. Every
+ * line of a job's C++ that an error is on, or whose instantiation an error is
+ * in, is added to fr: clang reports a failed instantiation once per unit, for
+ * the first line that asked for it, so another job with the same line fails
+ * silently (fails_alike); and a line of that shape fails again (memo_learn). */
 static bool attribute(Run *R, const Unit *u, const UnitRun *ur, const char *log, char *first, size_t fn, Frames *fr) {
   bool unattributed = false, in_group = false, own;
   int attributed = 0;
@@ -1531,6 +1650,7 @@ static bool attribute(Run *R, const Unit *u, const UnitRun *ur, const char *log,
     if (ek) {
       in_group = true;
       gjob = located ? loc_job(R, u, ur, file, lineno, &own) : -1;
+      if (gjob >= 0 && own) frames_add(fr, gjob, lineno, true);
       if (located) error_msg(R, ur, ek, file, gmsg, sizeof gmsg);
       else line_of(line, gmsg, sizeof gmsg);
       if (!*first) copy_str(first, fn, gmsg);
@@ -1549,7 +1669,7 @@ static bool attribute(Run *R, const Unit *u, const UnitRun *ur, const char *log,
     } else if (nk && in_group && gjob < 0 && parse_loc(line, nk, file, sizeof file, &lineno)) {
       /* an error in a pto-isa template: the instantiation chain leads to the job */
       gjob = loc_job(R, u, ur, file, lineno, &own);
-      if (gjob >= 0 && own) frames_add(fr, gjob, lineno);
+      if (gjob >= 0 && own) frames_add(fr, gjob, lineno, false);
     }
   }
   if (in_group) group_end(R, gjob, gmsg, &attributed, &unattributed);
@@ -1652,6 +1772,7 @@ static void unit_done(Run *R, const Unit *u, UnitRun *ur, const Proc *p, Unit **
   } else {
     Frames fr = {0};
     bool unattributed = attribute(R, u, ur, log ? log : "", line, sizeof line, &fr);
+    memo_learn(R, &fr);
     if (u->n == 1 && R->live[u->job[0]]) job_end(R, u->job[0], RS_CXX_ERROR, "%s", line);
     else requeue(R, u, unattributed, &fr, next, nnext);
     free(fr.v);
@@ -1678,10 +1799,11 @@ static bool calls_absent(const Run *R, int i) {
   return found;
 }
 
-/* Compiles every live job's C++, `batch` jobs to a program. A unit that does not
- * compile gives the jobs clang's errors name their first error and is compiled
- * again without them (requeue). So that most units compile once, the jobs known
- * to fail (calls_absent) start in units of their own, and after a failure the
+/* Compiles every live job's C++, at most `batch` jobs to a program. A unit that
+ * does not compile gives the jobs clang's errors name their first error and is
+ * compiled again without them (requeue). So that most units compile once, the
+ * jobs known to fail (calls_absent) and those with a line of a shape that failed
+ * before (memo_predicts) start in units of their own, and after a failure the
  * jobs that fail alike (fails_alike) are compiled apart.
  *
  * The units of jobs known to fail are only parsed, as a header: clang then
@@ -1694,24 +1816,32 @@ static void compile_all(Run *R) {
   Unit *pend = NULL, *next = NULL;
   int npend = 0, nnext = 0;
   int *ok = malloc((size_t)R->n * sizeof *ok), m = 0;
-  bool *absent = calloc((size_t)R->n, sizeof *absent);
-  if (!ok || !absent) {
+  int *kind = calloc((size_t)R->n, sizeof *kind);   /* 0: compiles, 1: failed before (memo), 2: calls_absent */
+  if (!ok || !kind) {
     free(ok);
-    free(absent);
+    free(kind);
     end_live_oom(R);
     return;
   }
-  for (int i = 0; i < R->n; i++) absent[i] = R->live[i] && calls_absent(R, i);
-  for (int apart = 0; apart < 2; apart++) {     /* the others first: the longest compiles start first */
+  if (R->memo && strcmp(R->memo->key, R->pch)) {  /* learned with another toolchain */
+    memo_clear(R->memo);
+    copy_str(R->memo->key, sizeof R->memo->key, R->pch);
+  }
+  for (int i = 0; i < R->n; i++) kind[i] = !R->live[i] ? -1 : calls_absent(R, i) ? 2 : memo_predicts(R, i) ? 1 : 0;
+  for (int c = 0; c < 3; c++) {                 /* the others first: the longest compiles start first */
     m = 0;
     for (int i = 0; i < R->n; i++)
-      if (R->live[i] && absent[i] == (apart == 1)) ok[m++] = i;
-    for (int k = 0; k < m; k += R->batch)
-      if (!unit_add(&pend, &npend, ok + k, m - k < R->batch ? m - k : R->batch, apart == 1))
-        for (int q = k; q < m && q < k + R->batch; q++) job_end(R, ok[q], RS_TOOL_ERROR, "out of memory");
+      if (kind[i] == c) ok[m++] = i;
+    int units = (m + R->batch - 1) / R->batch;  /* of even sizes */
+    for (int k = 0, q = 0; k < units; k++) {
+      int size = m / units + (k < m % units);
+      if (!unit_add(&pend, &npend, ok + q, size, c == 2))
+        for (int x = q; x < q + size; x++) job_end(R, ok[x], RS_TOOL_ERROR, "out of memory");
+      q += size;
+    }
   }
   free(ok);
-  free(absent);
+  free(kind);
 
   while (npend > 0) {
     Proc *ps = calloc((size_t)npend, sizeof *ps);
@@ -1891,6 +2021,7 @@ void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o) {
   R.par = o && o->jobs > 0 ? o->jobs : 1;
   R.batch = o && o->batch > 0 ? o->batch : 16;
   R.run_limit_s = o && o->run_timeout_s > 0 ? o->run_timeout_s : 10;
+  R.memo = o ? o->memo : NULL;
   R.live = calloc((size_t)n, sizeof *R.live);
   R.prog = calloc((size_t)n, sizeof *R.prog);
   for (int i = 0; i < n; i++) {

@@ -154,6 +154,33 @@ static const char CPP_ASSERT[] = CPP_HEAD
 static const char CPP_EXIT[] = CPP_HEAD "AICORE void k(__gm__ float *a) { std::exit(7); }\n";
 static const char CPP_THROW[] = CPP_HEAD "AICORE void k(__gm__ float *a) { throw std::invalid_argument(\"boom\"); }\n";
 static const char CPP_PTOAS_ABORT[] = "// abort\n";
+/* pto/cpu/parallel.hpp is ptofuzz's serial stand-in: it compiles, and a loop
+ * over a million elements stays on the calling thread (pto-isa's would start
+ * threads on a machine with several cores) */
+static const char CPP_SERIAL[] = CPP_HEAD
+    "#ifndef PTOFUZZ_CPU_SERIAL\n"
+    "#error pto/cpu/parallel.hpp is pto-isa's, not ptofuzz's serial stand-in\n"
+    "#endif\n"
+    "AICORE void k(__gm__ float *a) {\n"
+    "  std::thread::id me = std::this_thread::get_id();\n"
+    "  pto::cpu::parallel_for_1d(0, 16, 1u << 20, [&](std::size_t i) { a[i] = std::this_thread::get_id() == me; });\n"
+    "}\n";
+/* ptoas's style: values vN declared with their types. TADD of a float and an
+ * int32 tile fails inside pto-isa's templates; S sets the tiles' shape, A, B, C
+ * the value numbers, so that jobs fail alike with other names and shapes. */
+#define VT(T, S) "Tile<TileType::Vec, " T ", " S ", BLayout::RowMajor, " S ", SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>"
+#define CPP_ALIKE(S, A, B, C)                                                                            \
+  CPP_HEAD "AICORE void k(__gm__ float *v1) {\n"                                                        \
+  "  " VT("float", S) " v" A ";\n"                                                                      \
+  "  " VT("int32_t", S) " v" B ";\n"                                                                    \
+  "  " VT("float", S) " v" C ";\n"                                                                      \
+  "  TASSIGN(v" A ", 0);\n"                                                                             \
+  "  TASSIGN(v" B ", 8192);\n"                                                                          \
+  "  TASSIGN(v" C ", 16384);\n"                                                                         \
+  "  TADD(v" C ", v" A ", v" B ");\n"                                                                   \
+  "}\n"
+/* a job whose C++ calls a cross-core flag function pto-isa's CPU simulation lacks */
+static const char CPP_FLAG[] = CPP_HEAD "AICORE void k(__gm__ float *a) {\n  set_intra_block(PIPE_MTE3, 0);\n}\n";
 static const char CPP_PTOAS_LLVM[] = "// llvm-error\n";
 
 /* ---- jobs ------------------------------------------------------------------------- */
@@ -405,6 +432,65 @@ int main(void) {
   if (stage_is(&t, &fj[FK_LLVM], RS_PTOAS_CRASH, "real-5.15", "ptoas exit 1 with LLVM ERROR"))
     tap_ok(&t, strstr(fj[FK_LLVM].msg, "LLVM ERROR: fake failure") != NULL, "real-5.16", "message: %s", fj[FK_LLVM].msg);
   for (int i = 0; i < NF; i++) free_outs(&fj[i]);
+
+  /* ---- 7: the serial parallel.hpp; a failing job costs the others one compile ---- */
+  float ones[16];
+  for (int i = 0; i < 16; i++) ones[i] = 1;
+  enum { S_SERIAL, S_OK1, S_ALIKE1, S_ALIKE2, S_OK2, S_ALIKE3, S_FLAG, NS };
+  static const char *const stexts[NS] = {CPP_SERIAL,
+                                         CPP_OK,
+                                         CPP_ALIKE("16, 16", "3", "4", "5"),
+                                         CPP_ALIKE("16, 16", "7", "12", "9"),
+                                         CPP_OK,
+                                         CPP_ALIKE("16, 16", "21", "22", "20"),
+                                         CPP_FLAG};
+  RealParam sp[NS];
+  RealJob sj[NS];
+  for (int i = 0; i < NS; i++) {
+    param(&sp[i], "float", x, sizeof x);
+    sj[i] = job(stexts[i], "a3", NULL, "k", 1, 0, &sp[i], 1);
+  }
+  RealMemo *memo = orc_real_memo_new();
+  RealOpts mo = o;
+  mo.memo = memo;
+  orc_real_run(&fake, sj, NS, &mo);
+  for (int i = 0; i < NS; i++)
+    tap_diag("job %d: %-10s %d compile(s)  %s", i, orc_real_stage_name(sj[i].st), sj[i].cxx_runs, sj[i].msg);
+  if (stage_is(&t, &sj[S_SERIAL], RS_OK, "real-7.1", "a program sees ptofuzz's pto/cpu/parallel.hpp"))
+    bytes_are(&t, &sj[S_SERIAL], 0, ones, "real-7.2", "parallel_for_1d over 2^20 elements runs on the calling thread");
+  bool same = true, twice = true;
+  for (int i = S_ALIKE1; i <= S_ALIKE3; i++) {
+    if (i == S_OK2) continue;
+    same &= sj[i].st == RS_CXX_ERROR && !strcmp(sj[i].msg, sj[S_ALIKE1].msg);
+    twice &= sj[i].cxx_runs <= 2;
+  }
+  tap_ok(&t, same && !strncmp(sj[S_ALIKE1].msg, "pto_instr.hpp: error: ", 22), "real-7.3",
+         "three jobs with one failing instantiation each get its error: %s", sj[S_ALIKE1].msg);
+  tap_ok(&t, twice && sj[S_OK1].st == RS_OK && sj[S_OK2].st == RS_OK && sj[S_OK1].cxx_runs == 2 &&
+                 sj[S_OK2].cxx_runs == 2 && sj[S_SERIAL].cxx_runs == 2,
+         "real-7.4", "their unit is compiled twice: once failing, once without them (each of those at most twice)");
+  tap_ok(&t, sj[S_FLAG].st == RS_CXX_ERROR && strstr(sj[S_FLAG].msg, "set_intra_block") && sj[S_FLAG].cxx_runs == 1,
+         "real-7.5", "a job calling a flag function the simulation lacks is compiled once, apart: %s", sj[S_FLAG].msg);
+  for (int i = 0; i < NS; i++) free_outs(&sj[i]);
+  /* the memo: a job of a shape that failed before is compiled apart at once */
+  RealParam mp[2];
+  RealJob mj[2];
+  param(&mp[0], "float", x, sizeof x);
+  param(&mp[1], "float", x, sizeof x);
+  mj[0] = job(CPP_OK, "a3", NULL, "k", 1, 0, &mp[0], 1);
+  mj[1] = job(CPP_ALIKE("32, 32", "8", "6", "2"), "a3", NULL, "k", 1, 0, &mp[1], 1);
+  orc_real_run(&fake, mj, 2, &mo);
+  tap_diag("memo: %s %d compile(s); %s %d compile(s) %s", orc_real_stage_name(mj[0].st), mj[0].cxx_runs,
+           orc_real_stage_name(mj[1].st), mj[1].cxx_runs, mj[1].msg);
+  tap_ok(&t, mj[0].st == RS_OK && mj[0].cxx_runs == 1 && mj[1].st == RS_CXX_ERROR && mj[1].cxx_runs == 1 &&
+                 !strcmp(mj[1].msg, sj[S_ALIKE1].msg),
+         "real-7.6", "with the memo, a job alike one that failed (other shapes) is compiled apart; the other compiles once");
+  for (int i = 0; i < 2; i++) free_outs(&mj[i]);
+  orc_real_run(&fake, mj, 2, &o);
+  tap_ok(&t, mj[0].st == RS_OK && mj[0].cxx_runs == 2 && mj[1].st == RS_CXX_ERROR && !strcmp(mj[1].msg, sj[S_ALIKE1].msg),
+         "real-7.7", "without it the same two take two compiles, with the same outcomes");
+  for (int i = 0; i < 2; i++) free_outs(&mj[i]);
+  orc_real_memo_free(memo);
 
   /* ---- 6: finding the tools ---- */
   char broken[64], isa_inc[sizeof tools.isa + 16];
