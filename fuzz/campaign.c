@@ -240,11 +240,14 @@ static void batch_set(Batch *b, int q, const FzRunOpts *o, const FzPolicy *pol, 
 static void batch_free(Batch *b) { free(b->rc), free(b->text), free(b->src), free(b->idx); }
 
 /* Variants per translation unit: the whole batch in one unit per compile job
- * (a kernel gives about two variants that reach the compiler), since loading
- * the precompiled header and linking cost more than a kernel's own code. */
+ * (a kernel gives about two variants that reach the compiler), but at least 64:
+ * variants compiled together share their instantiations of pto-isa's templates,
+ * and the 45 variants of a batch of 32 kernels compile in a fifth less time in
+ * one unit than in two (docs/real-backend.md section 7), while the other
+ * compile jobs take the variants expected to fail. */
 static int tu_batch(int kernels, int jobs) {
   int b = (2 * kernels + jobs - 1) / (jobs > 0 ? jobs : 1);
-  return b < 16 ? 16 : b > 128 ? 128 : b;
+  return b < 64 ? 64 : b > 128 ? 128 : b;
 }
 
 /* Kernels 0, E, 2E, ... (E = real_every) in batches: each batch goes through

@@ -37,7 +37,7 @@ enum {
   VERSION_LIMIT_S = 10,
   LOG_MAX = 4 << 20,                            /* how much of a tool's output is read */
   HARNESS_FAIL = 125,                           /* the harness failed, not the kernel */
-  HARNESS_OOB = 124,                            /* the kernel wrote outside a tensor (harness_hpp) */
+  HARNESS_OOB = 124,                            /* the kernel wrote outside a tensor (harness_cpp) */
   MAX_PARAMS = 256,
 };
 static const size_t MAX_JOB_BYTES = (size_t)1 << 30;
@@ -55,8 +55,8 @@ static const size_t MAX_JOB_BYTES = (size_t)1 << 30;
  * tables are left out: less code for every instantiation. A kernel's code
  * needs no landing pads either (-fignore-exceptions: an exception unwinds
  * through it without running its destructors; nothing in it catches one), and
- * without them clang's fast instruction selector handles its calls: every tile
- * has a destructor, so every call after one's declaration would be an invoke.
+ * without them clang's fast instruction selector handles its calls: a tile owns
+ * a std::vector, so every call after one's declaration would be an invoke.
  * The harness, which catches what a kernel throws, is compiled with them
  * (harness_cpp). */
 static const char *const cxx_flags[] = {
@@ -70,7 +70,7 @@ enum { NFLAGS = sizeof cxx_flags / sizeof cxx_flags[0] };
  * pto-isa's header of that name runs the rows of a tile operation through
  * pto::cpu::parallel_for_1d, which starts threads for 16,384 elements or more
  * and loops below; the thread machinery is instantiated for every lambda all the
- * same, and that was most of what clang spent on a kernel. This header is
+ * same, and that was two fifths of what clang spent on a kernel. This header is
  * written to the cache directory and searched before pto-isa's include
  * directory; it has pto-isa's include guard, so pto-isa's header is never read.
  * Each call of fn handles a row or column of its own, so running them in order
