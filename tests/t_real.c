@@ -179,6 +179,9 @@ static const char CPP_SERIAL[] = CPP_HEAD
   "  TASSIGN(v" C ", 16384);\n"                                                                         \
   "  TADD(v" C ", v" A ", v" B ");\n"                                                                   \
   "}\n"
+/* writes just past a 16-float tensor and just before it: into the canary */
+static const char CPP_OOB_AFTER[] = CPP_HEAD "AICORE void k(__gm__ float *a) { a[16] = 1; }\n";
+static const char CPP_OOB_BEFORE[] = CPP_HEAD "AICORE void k(__gm__ float *a) { a[-1] = 1; }\n";
 /* a job whose C++ calls a cross-core flag function pto-isa's CPU simulation lacks */
 static const char CPP_FLAG[] = CPP_HEAD "AICORE void k(__gm__ float *a) {\n  set_intra_block(PIPE_MTE3, 0);\n}\n";
 static const char CPP_PTOAS_LLVM[] = "// llvm-error\n";
@@ -491,6 +494,19 @@ int main(void) {
          "real-7.7", "without it the same two take two compiles, with the same outcomes");
   for (int i = 0; i < 2; i++) free_outs(&mj[i]);
   orc_real_memo_free(memo);
+
+  /* ---- 8: a write outside a tensor, into the canary around it ---- */
+  RealParam op[2];
+  RealJob oj[2];
+  param(&op[0], "float", x, sizeof x);
+  param(&op[1], "float", x, sizeof x);
+  oj[0] = job(CPP_OOB_AFTER, "a3", NULL, "k", 1, 0, &op[0], 1);
+  oj[1] = job(CPP_OOB_BEFORE, "a3", NULL, "k", 1, 0, &op[1], 1);
+  orc_real_run(&fake, oj, 2, &o);
+  for (int i = 0; i < 2; i++)
+    tap_ok(&t, oj[i].st == RS_RUN_CRASH && !strcmp(oj[i].msg, "a write outside a GM tensor"), i ? "real-8.2" : "real-8.1",
+           "a write just %s a tensor is found: %s: %s", i ? "before" : "after", orc_real_stage_name(oj[i].st), oj[i].msg);
+  for (int i = 0; i < 2; i++) free_outs(&oj[i]);
 
   /* ---- 6: finding the tools ---- */
   char broken[64], isa_inc[sizeof tools.isa + 16];
