@@ -160,6 +160,8 @@ typedef struct {
   char msg[512];                                /* the tool's diagnostic (first error), or why it failed */
   double t_ptoas, t_cxx, t_run;                 /* milliseconds attributed to this job */
   int cxx_runs;                                 /* compiler runs its C++ was part of */
+  char *cpp;                                    /* with RealOpts.ptoas_only: the C++ ptoas wrote
+                                                   (malloc'd, the caller frees); else NULL */
 } RealJob;
 
 /* What the C++ compiles of earlier orc_real_run calls taught: the shapes of the
@@ -176,6 +178,10 @@ typedef struct {
   double run_timeout_s;                         /* per program run; 0: 10 */
   bool keep;                                    /* keep the work directory (for debugging) */
   RealMemo *memo;                               /* NULL, or learns from and guides this call */
+  int ptoas_group;                              /* most jobs one ptoas run takes, merged (0: 32; 1: each
+                                                   job alone) */
+  bool ptoas_only;                              /* stop after ptoas: a job it passes ends RS_OK with
+                                                   RealJob.cpp set (tests) */
 } RealOpts;
 
 /* ---- realdiff.c: kernels through the real back end, compared with the golden run ---- */
@@ -223,7 +229,8 @@ void orc_first_diff(Sim *g, const Kernel *gk, Sim *s, char *out, size_t n);
 void orc_real_classify(const Kernel *gk, Sim *g, Sim *g0, VarResult *x, const RealJob *j, unsigned char *const *outs,
                        double tol, double *t_compare);
 
-/* Run every job: ptoas on each, the C++ of a batch of jobs compiled into one
+/* Run every job: ptoas on each (jobs of one arch merged into one module, each
+ * job's C++ as if alone), the C++ of a batch of jobs compiled into one
  * program (with a precompiled pto/pto-inst.hpp), each job run in a process of
  * its own with a time limit. Fills st, msg, the times and RealParam.out. */
 void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o);

@@ -3,7 +3,8 @@
  * vector functions to call, its GM tensors' initial bytes); produces per job the
  * stage it reached (RealStage) with the tool's first diagnostic, the wall-clock
  * time spent in each tool and, when it ran, the tensors' bytes afterwards.
- * ptoas runs once per job; the C++ of up to `batch` jobs is compiled into one
+ * ptoas runs once per group of jobs of one arch, their modules merged and its
+ * C++ split back into each job's (stage 1); the C++ of up to `batch` jobs is compiled into one
  * program against a precompiled header (pto-isa and the harness) kept in the
  * cache directory; every job runs in a process of its own, because the
  * simulation's pipes keep their state in function-local statics and block
@@ -959,88 +960,507 @@ static const char *job_invalid(const RealJob *j) {
 
 /* ---- stage 1: ptoas ------------------------------------------------------------------ */
 
-static void ptoas_all(Run *R) {
-  Proc *ps = calloc((size_t)R->n, sizeof *ps);
-  char(*paths)[4][PATH_MAX] = calloc((size_t)R->n, sizeof *paths);   /* pto, cpp, out, err */
-  char(*arch)[24] = calloc((size_t)R->n, sizeof *arch);
-  const char *(*argv)[8] = calloc((size_t)R->n, sizeof *argv);
-  int *idx = calloc((size_t)R->n, sizeof *idx);
-  int m = 0;
-  if (!ps || !paths || !arch || !argv || !idx) {
+/* ptoas spends most of a small job starting up (loading LLVM), so the jobs of one
+ * arch run through it together: their modules merged into one, ptoas run once,
+ * its C++ split back into each job's. A job's C++ from a merged run is byte for
+ * byte what ptoas writes for the job alone; every later stage reads only that.
+ *
+ * Merging (part_parse, group_write). A job takes part when its PTO-AS is one
+ * `module {` or `module attributes {pto.target_arch = "ARCH"} {` (its own arch)
+ * after comment lines, closed by a `}` line, holding nothing but func.func
+ * definitions with identifier names, without the text "pfz", without calls and
+ * without the ops that give a function several blocks (scf.while,
+ * scf.index_switch, scf.execute_region, cf.*), and is not PyPTO's (those pass
+ * flags of their own); any other job runs alone. The merged module is `module
+ * attributes {pto.target_arch = "ARCH"} {`, each member's lines in turn with
+ * every function it defines renamed from @NAME to @pfzI_NAME (I: the job's
+ * index, so names never meet), and `}`.
+ *
+ * What this relies on in ptoas (v0.27 and v0.42 read this way):
+ *   - every pass works function by function or keys what it shares by function
+ *     (reserved buffers and pipe flags by function symbol), and functions call
+ *     nothing, so a function's C++ does not depend on its neighbours;
+ *   - a function that is the module's only definition is an entry (`__global__
+ *     AICORE`): a member with one function gets `pto.entry` among its
+ *     attributes, which makes it one in any module (ptoas does not print it);
+ *   - a module where some function has several blocks declares every variable
+ *     at the top of every function: the ops that make blocks are kept out;
+ *   - the C++ is a header (the #include, and helpers for ops some function
+ *     uses: the union over the module), then the functions in module order,
+ *     each from a line `SPECIFIERS NAME(` at the start of a line, the file
+ *     ending where the last function ends.
+ *
+ * Splitting (group_split). The C++ is cut at the lines that start a function;
+ * the functions must be exactly the merged ones, in order. A job's C++ is the
+ * header, its functions with @pfzI_ taken off their names, and the file's end.
+ * The header must be that of an empty module (a probe run beside the first
+ * groups, once per arch and tool, kept in the memo): helpers are added for what some function needs, so
+ * a merged module whose header has none is one whose every job's has none;
+ * otherwise its jobs run alone.
+ *
+ * Failures (group_done). A merged run that fails, crashes, times out or writes
+ * C++ that does not split decides nothing: the jobs its messages point at
+ * (`loc("FILE":LINE:COL)`, LINE inside a member's lines) run alone and the rest
+ * are merged again; when no line points at a member, every member runs alone.
+ * So a job's stage and message are always those of a run of its own, or it
+ * passed in a merged run that every other member passed too. A merged run may
+ * take PTOAS_LIMIT_S plus a second per further member; a timeout only sends
+ * its members to runs of their own, each with PTOAS_LIMIT_S. */
+
+enum { GROUP_MAX = 32, PART_MAXFN = 8 };
+
+/* A job's module as a member of a merged one: offsets into RealJob.pto. */
+typedef struct {
+  size_t body, body_end;                        /* its lines between the module's first and last */
+  int lines;                                    /* how many */
+  int nfn;
+  size_t fn[PART_MAXFN];                        /* each function's name (after the @) */
+  int fn_len[PART_MAXFN];
+  size_t entry;                                 /* one function: where `pto.entry, ` goes (0: nowhere) */
+} Part;
+
+/* A span [s, s+n) equal to the NUL-terminated lit. */
+static bool span_is(const char *s, size_t n, const char *lit) { return strlen(lit) == n && !memcmp(s, lit, n); }
+
+/* Whether job j's PTO-AS can be merged with others, and its Part. */
+static bool part_parse(const RealJob *j, Part *pt) {
+  static const char *const alone[] = {"pfz",       "scf.while", "scf.index_switch", "scf.execute_region",
+                                      "cf.br",     "cf.cond_br", "cf.switch",       "^bb",
+                                      "func.call", "call @",     "call_indirect",   "private",
+                                      "pto.entry", "hacc.entry"};
+  const char *s = j->pto;
+  memset(pt, 0, sizeof *pt);
+  if (j->pypto) return false;
+  for (size_t k = 0; k < sizeof alone / sizeof *alone; k++)
+    if (strstr(s, alone[k])) return false;
+  const char *l = s;                            /* comment and blank lines, then the module line */
+  for (;;) {
+    const char *t = l + strspn(l, " \t");
+    if (*t == '\n') l = t + 1;
+    else if (!strncmp(t, "//", 2) && strchr(t, '\n')) l = strchr(t, '\n') + 1;
+    else break;
+  }
+  const char *e = strchr(l, '\n');
+  char mod[80];
+  fmt(mod, sizeof mod, "module attributes {pto.target_arch = \"%s\"} {", j->arch);
+  if (!e || (!span_is(l, (size_t)(e - l), "module {") && !span_is(l, (size_t)(e - l), mod))) return false;
+  pt->body = (size_t)(e + 1 - s);
+  const char *end = s + strlen(s);              /* the last line: `}`, then only white space */
+  while (end > s && strchr(" \t\r\n", end[-1])) end--;
+  if (end - s < 1 || end[-1] != '}' || end - 1 < s + pt->body || (end - 1 > s && end[-2] != '\n')) return false;
+  pt->body_end = (size_t)(end - 1 - s);
+  int depth = 0;
+  for (l = s + pt->body; l < s + pt->body_end; l = e + 1) {
+    e = strchr(l, '\n');
+    pt->lines++;
+    if (depth == 0) {                           /* at module level: only function definitions */
+      const char *f = l + strspn(l, " \t");
+      if (strncmp(f, "func.func @", 11) || pt->nfn == PART_MAXFN) return false;
+      f += 11;
+      size_t n = 0;
+      while (ident_char(f[n], n == 0)) n++;
+      if (!n || n > 200 || f[n] != '(') return false;
+      pt->fn[pt->nfn] = (size_t)(f - s), pt->fn_len[pt->nfn++] = (int)n;
+      const char *a = strstr(f, " attributes {");
+      if (a && a < e) pt->entry = (size_t)(a + 13 - s);
+      else pt->entry = 0;
+    }
+    bool q = false;                             /* braces outside string literals */
+    for (const char *c = l; c < e; c++) {
+      if (q && *c == '\\' && c + 1 < e) c++;
+      else if (*c == '"') q = !q;
+      else if (!q && *c == '{') depth++;
+      else if (!q && *c == '}' && --depth < 0) return false;
+    }
+  }
+  if (depth || !pt->nfn) return false;
+  if (pt->nfn > 1) pt->entry = 0;
+  return pt->nfn > 1 || pt->entry;
+}
+
+/* Function f of job j is the identifier at p (n bytes). */
+static int part_fn(const RealJob *j, const Part *pt, const char *p, size_t n) {
+  for (int f = 0; f < pt->nfn; f++)
+    if ((size_t)pt->fn_len[f] == n && !memcmp(j->pto + pt->fn[f], p, n)) return f;
+  return -1;
+}
+
+/* One merged ptoas run: its members in module order and their lines. */
+typedef struct {
+  int n, *job;                                  /* members (indices into R->jobs) */
+  int *lo;                                      /* member k: merged lines lo[k] .. lo[k+1]-1 */
+  int arch;                                     /* 0 a3, 1 a5 */
+  bool probe;                                   /* an empty module: the header to split by */
+  char pto[PATH_MAX], cpp[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
+  char argv1[24];
+  const char *argv[6];
+} Group;
+
+static const char *const arch_name[2] = {"a3", "a5"};
+
+/* ptoas --pto-arch=ARCH GROUP.pto -o GROUP.cpp */
+static const char *const *group_argv(const Run *R, Group *g) {
+  fmt(g->argv1, sizeof g->argv1, "--pto-arch=%s", arch_name[g->arch]);
+  g->argv[0] = R->t->ptoas, g->argv[1] = g->argv1, g->argv[2] = g->pto, g->argv[3] = "-o", g->argv[4] = g->cpp;
+  g->argv[5] = NULL;
+  return g->argv;
+}
+
+/* Writes g's merged module; false when it cannot. */
+static bool group_write(const Run *R, const Part *pt, Group *g) {
+  Buf b = {0};
+  buf_add(&b, "module attributes {pto.target_arch = \"%s\"} {\n", arch_name[g->arch]);
+  for (int k = 0; k < g->n; k++) {
+    int i = g->job[k];
+    const char *s = R->jobs[i].pto;
+    const Part *p = &pt[i];
+    g->lo[k] = b.lines + 1;
+    const char *c = s + p->body, *end = s + p->body_end, *from = c;
+    for (; c < end; c++) {
+      if (p->entry && c == s + p->entry) {
+        buf_add(&b, "%.*s", (int)(c - from), from);
+        buf_add(&b, "pto.entry, ");
+        from = c;
+      }
+      if (*c != '@') continue;
+      size_t n = 0;
+      while (ident_char(c[1 + n], n == 0)) n++;
+      if (!n || part_fn(&R->jobs[i], p, c + 1, n) < 0) continue;
+      buf_add(&b, "%.*s@pfz%d_", (int)(c - from), from, i);
+      from = c + 1;
+    }
+    buf_add(&b, "%.*s", (int)(end - from), from);
+  }
+  g->lo[g->n] = b.lines + 1;
+  buf_add(&b, "}\n");
+  bool ok = !b.bad && write_file(g->pto, b.s, b.n);
+  free(b.s);
+  return ok;
+}
+
+/* A line [l, e) that starts a function: `SPECIFIERS NAME(` from its first
+ * column; *name and *n the NAME. */
+static bool fn_start(const char *l, const char *e, const char **name, size_t *n) {
+  const char *c = l;
+  if (c == e || !ident_char(*c, true)) return false;
+  while (c < e && (ident_char(*c, false) || *c == ' ')) c++;
+  if (c == e || *c != '(' || c[-1] == ' ') return false;
+  const char *t = c;
+  while (t > l && ident_char(t[-1], false)) t--;
+  if (t == l || t[-1] != ' ') return false;
+  *name = t, *n = (size_t)(c - t);
+  return true;
+}
+
+/* NAME = pfzI_FN: the member k of g with job index I and its function FN; -1 when none. */
+static int group_fn(const Run *R, const Part *pt, const Group *g, const char *name, size_t n, int *fn) {
+  if (n < 5 || memcmp(name, "pfz", 3)) return -1;
+  char *end;
+  long i = strtol(name + 3, &end, 10);
+  if (end == name + 3 || *end != '_') return -1;
+  for (int k = 0; k < g->n; k++)
+    if (g->job[k] == i) {
+      *fn = part_fn(&R->jobs[i], &pt[i], end + 1, n - (size_t)(end + 1 - name));
+      return *fn >= 0 ? k : -1;
+    }
+  return -1;
+}
+
+/* Length of s without its trailing newlines. */
+static size_t trim_nl(const char *s, size_t n) {
+  while (n && s[n - 1] == '\n') n--;
+  return n;
+}
+
+/* Splits g's C++ into each member's jobI.cpp (see above); false when it does
+ * not split: then nothing is written that a member keeps. */
+static bool group_split(const Run *R, const Part *pt, const Group *g, const char *head) {
+  struct stat st;
+  size_t len = 0;
+  if (stat(g->cpp, &st) != 0 || st.st_size <= 0 || (uint64_t)st.st_size >= (uint64_t)1 << 30) return false;
+  char *out = read_part(g->cpp, (size_t)st.st_size, false, &len);
+  if (!out || len != (size_t)st.st_size || strlen(out) != len) {
+    free(out);
+    return false;
+  }
+  int total = 0;
+  for (int k = 0; k < g->n; k++) total += pt[g->job[k]].nfn;
+  size_t *at = calloc((size_t)total + 1, sizeof *at);   /* where each function starts */
+  bool ok = at != NULL;
+  int seen = 0, k = 0, f = 0;                   /* the function expected next: member k's f-th */
+  for (const char *l = out; ok && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+    const char *e = strchr(l, '\n');
+    if (!e) e = l + strlen(l);
+    const char *name;
+    size_t n;
+    int fn = -1;
+    if (!fn_start(l, e, &name, &n)) continue;
+    int m = group_fn(R, pt, g, name, n, &fn);
+    if (m < 0 && !seen) continue;               /* the header's helpers */
+    if (m != k || fn != f) ok = false;          /* a function out of order, or not ours */
+    else at[seen++] = (size_t)(l - out);
+    if (ok && ++f == pt[g->job[k]].nfn) k++, f = 0;
+  }
+  ok = ok && seen == total;
+  /* the header: an empty module's, with no helper some function asked for */
+  if (ok) ok = trim_nl(out, at[0]) == trim_nl(head, strlen(head)) && !memcmp(out, head, trim_nl(head, strlen(head)));
+  if (ok) at[total] = len;
+  size_t tail = len - trim_nl(out, len);        /* newlines ending the file */
+  for (int q = 0, first = 0; ok && q < g->n; first += pt[g->job[q]].nfn, q++) {
+    int i = g->job[q];
+    char pfx[24];
+    fmt(pfx, sizeof pfx, "pfz%d_", i);
+    size_t pn = strlen(pfx);
+    Buf b = {0};
+    buf_add(&b, "%.*s", (int)at[0], out);
+    const char *c = out + at[first], *end = out + at[first + pt[i].nfn], *from = c;
+    for (; c + pn <= end; c++) {                /* pfzI_FN -> FN, whole identifiers only */
+      if (memcmp(c, pfx, pn) || (c > out && ident_char(c[-1], false))) continue;
+      size_t n = 0;
+      while (c + pn + n < end && ident_char(c[pn + n], false)) n++;
+      if (part_fn(&R->jobs[i], &pt[i], c + pn, n) < 0) continue;
+      buf_add(&b, "%.*s", (int)(c - from), from);
+      from = c + pn;
+    }
+    buf_add(&b, "%.*s", (int)(end - from), from);
+    if (!b.bad) {
+      b.n = trim_nl(b.s, b.n);
+      buf_add(&b, "%.*s", (int)tail, "\n\n\n\n\n\n\n\n");
+      ok = tail <= 8;
+    }
+    char cpp[PATH_MAX];
+    ok = ok && !b.bad && jpath(R, i, "cpp", cpp, sizeof cpp) && write_file(cpp, b.s, b.n);
+    free(b.s);
+  }
+  free(at);
+  free(out);
+  return ok;
+}
+
+/* The members of failed group g that its messages point at: blame[k] set; how many. */
+static int group_blame(const Group *g, const char *log, bool *blame) {
+  int hits = 0;
+  size_t fl = strlen(g->pto);
+  for (const char *p = log; p && (p = strstr(p, "loc(\"")); p++) {
+    const char *f = p + 5;
+    if (strncmp(f, g->pto, fl) || strncmp(f + fl, "\":", 2)) continue;
+    char *end;
+    long line = strtol(f + fl + 2, &end, 10);
+    if (*end != ':') continue;
+    for (int k = 0; k < g->n; k++)
+      if (line >= g->lo[k] && line < g->lo[k + 1] && !blame[k]) blame[k] = true, hits++;
+  }
+  return hits;
+}
+
+/* The outcome of job i's own ptoas run p (pp: its pto, cpp, stdout and stderr files). */
+static void ptoas_done(Run *R, int i, const Proc *p, char (*pp)[PATH_MAX]) {
+  R->jobs[i].t_ptoas += p->ms;
+  if (p->spawn_errno) {
+    job_end(R, i, RS_TOOL_ERROR, "cannot run ptoas %s: %s", R->t->ptoas, strerror(p->spawn_errno));
+    return;
+  }
+  if (p->timed_out) {
+    job_end(R, i, RS_PTOAS_CRASH, "ptoas timed out after %d s", PTOAS_LIMIT_S);
+    return;
+  }
+  struct stat st;
+  bool exit0 = WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0;
+  if (exit0 && stat(pp[1], &st) == 0 && st.st_size > 0) return;   /* on to the compiler */
+  char *err = read_part(pp[3], LOG_MAX, false, NULL);
+  char *out = read_part(pp[2], LOG_MAX, false, NULL);
+  const char *e = err ? err : "";
+  bool crash = !WIFEXITED(p->status) || WEXITSTATUS(p->status) >= 128 || strstr(e, "Assertion") ||
+               strstr(e, "LLVM ERROR") || strstr(e, "Stack dump") ||
+               (out && (strstr(out, "Assertion") || strstr(out, "LLVM ERROR") || strstr(out, "Stack dump")));
+  const char *l = NULL;
+  char line[sizeof R->jobs[i].msg], sig[32];
+  if (crash) {
+    l = line_with(e, "Assertion", false);
+    if (!l) l = line_with(e, "LLVM ERROR", false);
+  }
+  if (!l) l = line_with(e, ": error: ", false);
+  if (!l) l = line_with(e, "error", true);
+  if (!l) l = first_line(e);
+  if (!l && out) l = first_line(out);
+  line_of(l ? l : "", line, sizeof line);
+  /* MLIR's `loc("FILE":L:C): error: ...`: the location names our file */
+  char *at = strstr(line, ": error: ");
+  if (at && !crash) memmove(line, at + 2, strlen(at + 2) + 1);
+  if (exit0)
+    job_end(R, i, RS_PTOAS_CRASH, "ptoas exited 0 but wrote no C++%s%s", *line ? ": " : "", line);
+  else if (!WIFEXITED(p->status))
+    job_end(R, i, RS_PTOAS_CRASH, "ptoas killed by %s%s%s", signame(WTERMSIG(p->status), sig, sizeof sig),
+            *line ? ": " : "", line);
+  else if (crash)
+    job_end(R, i, RS_PTOAS_CRASH, "ptoas exit %d: %s", WEXITSTATUS(p->status), *line ? line : "no output");
+  else
+    job_end(R, i, RS_REJECT, "%s", *line ? line : "ptoas failed without a message");
+  free(err);
+  free(out);
+}
+
+/* The header ptoas writes for an empty module of each arch, learned once per
+ * tool (the memo keeps it across calls). */
+static const char *memo_head(const RealMemo *m, const char *key, int arch);
+static void memo_head_set(RealMemo *m, const char *key, int arch, const char *head);
+
+static bool head_key(const Run *R, char *key, size_t n) {
+  struct stat st;
+  return stat(R->t->ptoas, &st) == 0 &&
+         fmt(key, n, "%s:%lld:%lld.%09ld", R->t->ptoas, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+             st.st_mtim.tv_nsec);
+}
+
+/* Where a job stands in stage 1. */
+enum { P_DONE, P_MERGE, P_ALONE };
+
+static void ptoas_all(Run *R, int group_max) {
+  int n = R->n;
+  Proc *ps = calloc((size_t)(2 * n + 2), sizeof *ps);   /* a round: runs alone, groups, probes */
+  char(*paths)[4][PATH_MAX] = calloc((size_t)n, sizeof *paths);   /* pto, cpp, out, err */
+  char(*arch)[24] = calloc((size_t)n, sizeof *arch);
+  const char *(*argv)[8] = calloc((size_t)n, sizeof *argv);
+  Part *pt = calloc((size_t)n, sizeof *pt);
+  unsigned char *want = calloc((size_t)n, 1);
+  int *who = calloc((size_t)(2 * n + 2), sizeof *who);  /* proc q: job i (>= 0), or gs[-1 - who[q]] */
+  Group *gs = calloc((size_t)n + 2, sizeof *gs);         /* a round's groups and probes */
+  int *members = calloc((size_t)n, sizeof *members), *lines = calloc((size_t)(2 * n), sizeof *lines);
+  char *head[2] = {NULL, NULL};
+  bool probed[2] = {false, false};
+  char key[PATH_MAX + 64] = "";
+  if (!ps || !paths || !arch || !argv || !pt || !want || !who || !gs || !members || !lines) {
     end_live_oom(R);
     goto done;
   }
-  for (int i = 0; i < R->n; i++) {
+  if (R->memo && head_key(R, key, sizeof key))
+    for (int a = 0; a < 2; a++) {
+      const char *h = memo_head(R->memo, key, a);
+      if (h && (head[a] = strdup(h))) probed[a] = true;
+    }
+  for (int i = 0; i < n; i++) {
     if (!R->live[i]) continue;
     RealJob *j = &R->jobs[i];
-    char(*pp)[PATH_MAX] = paths[m];
+    char(*pp)[PATH_MAX] = paths[i];
     if (!jpath(R, i, "pto", pp[0], PATH_MAX) || !jpath(R, i, "cpp", pp[1], PATH_MAX) ||
         !jpath(R, i, "ptoas.out", pp[2], PATH_MAX) || !jpath(R, i, "ptoas.err", pp[3], PATH_MAX) ||
         !write_file(pp[0], j->pto, strlen(j->pto))) {
       job_end(R, i, RS_TOOL_ERROR, "cannot write %s: %s", pp[0], strerror(errno));
       continue;
     }
-    fmt(arch[m], sizeof arch[m], "--pto-arch=%s", j->arch);
-    const char **a = argv[m];
-    a[0] = R->t->ptoas, a[1] = arch[m], a[2] = pp[0], a[3] = "-o", a[4] = pp[1], a[5] = NULL;
+    fmt(arch[i], sizeof arch[i], "--pto-arch=%s", j->arch);
+    const char **a = argv[i];
+    a[0] = R->t->ptoas, a[1] = arch[i], a[2] = pp[0], a[3] = "-o", a[4] = pp[1], a[5] = NULL;
     if (j->pypto) a[5] = "--enable-insert-sync", a[6] = "--pto-level=level3", a[7] = NULL;
-    ps[m] = (Proc){.argv = a, .out = pp[2], .err = pp[3], .cwd = R->work, .limit_s = PTOAS_LIMIT_S};
-    idx[m++] = i;
+    want[i] = group_max > 1 && part_parse(j, &pt[i]) ? P_MERGE : P_ALONE;
   }
-  procs_run(ps, m, R->par);
-  for (int k = 0; k < m; k++) {
-    int i = idx[k];
-    Proc *p = &ps[k];
-    R->jobs[i].t_ptoas = p->ms;
-    if (p->spawn_errno) {
-      job_end(R, i, RS_TOOL_ERROR, "cannot run ptoas %s: %s", R->t->ptoas, strerror(p->spawn_errno));
-      continue;
+  for (int round = 0;; round++) {
+    int m = 0, ng = 0, used = 0, merge[2] = {0, 0};
+    for (int i = 0; i < n; i++)
+      if (want[i] == P_MERGE) merge[!strcmp(R->jobs[i].arch, "a5")]++;
+    /* enough groups for every core, none larger than group_max */
+    int size = (merge[0] + merge[1] + R->par - 1) / R->par;
+    if (size > group_max) size = group_max;
+    if (size < 2) size = 2;
+    for (int a = 0; a < 2; a++) {
+      if (merge[a] < 2 || (probed[a] && !head[a])) {   /* nothing to merge with, or no header to split by */
+        for (int i = 0; i < n; i++)
+          if (want[i] == P_MERGE && !strcmp(R->jobs[i].arch, arch_name[a])) want[i] = P_ALONE;
+        continue;
+      }
+      int left = merge[a];
+      for (int i = 0; i < n && left > 0;) {
+        Group *g = &gs[ng];
+        int take = left < 2 * size ? (left > size ? (left + 1) / 2 : left) : size;   /* no tiny last group */
+        memset(g, 0, sizeof *g);
+        g->job = members + used, g->lo = lines + used + ng, g->arch = a;
+        for (; i < n && g->n < take; i++)
+          if (want[i] == P_MERGE && !strcmp(R->jobs[i].arch, arch_name[a])) g->job[g->n++] = i;
+        if (!g->n) break;
+        left -= g->n;
+        bool ok = fmt(g->pto, PATH_MAX, "%s/group%d-%d.pto", R->work, round, ng) &&
+                  fmt(g->cpp, PATH_MAX, "%s/group%d-%d.cpp", R->work, round, ng) &&
+                  fmt(g->out, PATH_MAX, "%s/group%d-%d.out", R->work, round, ng) &&
+                  fmt(g->err, PATH_MAX, "%s/group%d-%d.err", R->work, round, ng) && group_write(R, pt, g);
+        for (int k = 0; k < g->n; k++) want[g->job[k]] = ok ? P_DONE : P_ALONE;
+        if (!ok) continue;
+        used += g->n;
+        ps[m] = (Proc){.argv = group_argv(R, g), .out = g->out, .err = g->err, .cwd = R->work,
+                       .limit_s = PTOAS_LIMIT_S + (g->n - 1)};
+        who[m++] = -1 - ng++;
+      }
+      if (!probed[a]) {                         /* an empty module's header, beside the groups */
+        Group *g = &gs[ng];
+        char text[80];
+        memset(g, 0, sizeof *g);
+        g->probe = true, g->arch = a;
+        probed[a] = true;
+        fmt(text, sizeof text, "module attributes {pto.target_arch = \"%s\"} {\n}\n", arch_name[a]);
+        if (!fmt(g->pto, PATH_MAX, "%s/empty-%s.pto", R->work, arch_name[a]) ||
+            !fmt(g->cpp, PATH_MAX, "%s/empty-%s.cpp", R->work, arch_name[a]) || !write_file(g->pto, text, strlen(text)))
+          continue;
+        ps[m] = (Proc){.argv = group_argv(R, g), .cwd = R->work, .limit_s = PTOAS_LIMIT_S};
+        who[m++] = -1 - ng++;
+      }
     }
-    if (p->timed_out) {
-      job_end(R, i, RS_PTOAS_CRASH, "ptoas timed out after %d s", PTOAS_LIMIT_S);
-      continue;
+    for (int i = 0; i < n; i++)
+      if (want[i] == P_ALONE) {
+        char(*pp)[PATH_MAX] = paths[i];
+        ps[m] = (Proc){.argv = argv[i], .out = pp[2], .err = pp[3], .cwd = R->work, .limit_s = PTOAS_LIMIT_S};
+        who[m++] = i;
+        want[i] = P_DONE;
+      }
+    if (!m) break;
+    procs_run(ps, m, R->par);
+    for (int q = 0; q < m; q++) {               /* the probes first: groups are split by their headers */
+      const Proc *p = &ps[q];
+      const Group *g = who[q] < 0 ? &gs[-1 - who[q]] : NULL;
+      if (!g || !g->probe) continue;
+      size_t hl = 0;
+      bool exit0 = !p->spawn_errno && !p->timed_out && WIFEXITED(p->status) && !WEXITSTATUS(p->status);
+      char *h = exit0 ? read_part(g->cpp, LOG_MAX, false, &hl) : NULL;
+      if (h && hl && strlen(h) == hl) {
+        head[g->arch] = h;
+        if (*key) memo_head_set(R->memo, key, g->arch, h);
+      } else {
+        free(h);
+      }
     }
-    struct stat st;
-    bool exit0 = WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0;
-    if (exit0 && stat(paths[k][1], &st) == 0 && st.st_size > 0) continue;   /* on to the compiler */
-    char *err = read_part(paths[k][3], LOG_MAX, false, NULL);
-    char *out = read_part(paths[k][2], LOG_MAX, false, NULL);
-    const char *e = err ? err : "";
-    bool crash = !WIFEXITED(p->status) || WEXITSTATUS(p->status) >= 128 || strstr(e, "Assertion") ||
-                 strstr(e, "LLVM ERROR") || strstr(e, "Stack dump") ||
-                 (out && (strstr(out, "Assertion") || strstr(out, "LLVM ERROR") || strstr(out, "Stack dump")));
-    const char *l = NULL;
-    char line[sizeof R->jobs[i].msg], sig[32];
-    if (crash) {
-      l = line_with(e, "Assertion", false);
-      if (!l) l = line_with(e, "LLVM ERROR", false);
+    for (int q = 0; q < m; q++) {
+      const Proc *p = &ps[q];
+      if (who[q] >= 0) {
+        ptoas_done(R, who[q], p, paths[who[q]]);
+        continue;
+      }
+      const Group *g = &gs[-1 - who[q]];
+      if (g->probe) continue;
+      for (int k = 0; k < g->n; k++) R->jobs[g->job[k]].t_ptoas += p->ms / g->n;
+      bool exit0 = !p->spawn_errno && !p->timed_out && WIFEXITED(p->status) && !WEXITSTATUS(p->status);
+      if (exit0 && head[g->arch] && group_split(R, pt, g, head[g->arch])) continue;   /* on to the compiler */
+      bool blame[GROUP_MAX] = {false};
+      int hits = 0;
+      if (!exit0 && !p->spawn_errno && !p->timed_out) {
+        char *err = read_part(g->err, LOG_MAX, false, NULL), *out = read_part(g->out, LOG_MAX, false, NULL);
+        hits = group_blame(g, err, blame) + group_blame(g, out, blame);
+        free(err);
+        free(out);
+      }
+      for (int k = 0; k < g->n; k++) want[g->job[k]] = hits && !blame[k] ? P_MERGE : P_ALONE;
     }
-    if (!l) l = line_with(e, ": error: ", false);
-    if (!l) l = line_with(e, "error", true);
-    if (!l) l = first_line(e);
-    if (!l && out) l = first_line(out);
-    line_of(l ? l : "", line, sizeof line);
-    /* MLIR's `loc("FILE":L:C): error: ...`: the location names our file */
-    char *at = strstr(line, ": error: ");
-    if (at && !crash) memmove(line, at + 2, strlen(at + 2) + 1);
-    if (exit0)
-      job_end(R, i, RS_PTOAS_CRASH, "ptoas exited 0 but wrote no C++%s%s", *line ? ": " : "", line);
-    else if (!WIFEXITED(p->status))
-      job_end(R, i, RS_PTOAS_CRASH, "ptoas killed by %s%s%s", signame(WTERMSIG(p->status), sig, sizeof sig),
-              *line ? ": " : "", line);
-    else if (crash)
-      job_end(R, i, RS_PTOAS_CRASH, "ptoas exit %d: %s", WEXITSTATUS(p->status), *line ? line : "no output");
-    else
-      job_end(R, i, RS_REJECT, "%s", *line ? line : "ptoas failed without a message");
-    free(err);
-    free(out);
   }
 done:
   free(ps);
   free(paths);
   free(arch);
   free(argv);
-  free(idx);
+  free(pt);
+  free(want);
+  free(who);
+  free(gs);
+  free(members);
+  free(lines);
+  free(head[0]);
+  free(head[1]);
 }
 
 /* ---- stage 2: the precompiled header ---------------------------------------------------- */
@@ -1513,6 +1933,8 @@ struct RealMemo {
   char key[PATH_MAX];                           /* the PCH the patterns were learned with */
   char **set;                                   /* open addressing, cap a power of two (NULL: empty slot) */
   size_t n, cap;
+  char head_key[PATH_MAX + 64];                 /* the ptoas the headers came from (head_key) */
+  char *head[2];                                /* its C++ of an empty module, a3 and a5 (ptoas_all) */
 };
 
 RealMemo *orc_real_memo_new(void) { return calloc(1, sizeof(RealMemo)); }
@@ -1526,7 +1948,24 @@ static void memo_clear(RealMemo *m) {
 void orc_real_memo_free(RealMemo *m) {
   if (!m) return;
   memo_clear(m);
+  free(m->head[0]);
+  free(m->head[1]);
   free(m);
+}
+
+static const char *memo_head(const RealMemo *m, const char *key, int arch) {
+  return !strcmp(m->head_key, key) ? m->head[arch] : NULL;
+}
+
+static void memo_head_set(RealMemo *m, const char *key, int arch, const char *head) {
+  if (strcmp(m->head_key, key)) {               /* another ptoas: forget the other's */
+    free(m->head[0]);
+    free(m->head[1]);
+    m->head[0] = m->head[1] = NULL;
+    copy_str(m->head_key, sizeof m->head_key, key);
+  }
+  free(m->head[arch]);
+  m->head[arch] = strdup(head);
 }
 
 static size_t memo_slot(const RealMemo *m, const char *s) {
@@ -2095,6 +2534,7 @@ void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o) {
     fmt(j->msg, sizeof j->msg, "not run");
     j->t_ptoas = j->t_cxx = j->t_run = 0;
     j->cxx_runs = 0;
+    j->cpp = NULL;
     for (int k = 0; j->p && k < j->np && k < MAX_PARAMS; k++) j->p[k].out = NULL;
   }
   if (!R.live || !R.prog) {
@@ -2122,7 +2562,17 @@ void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o) {
   }
   if (why) goto done;
 
-  ptoas_all(&R);
+  int group = o && o->ptoas_group > 0 ? o->ptoas_group : GROUP_MAX;
+  ptoas_all(&R, group < GROUP_MAX ? group : GROUP_MAX);
+  if (o && o->ptoas_only) {                     /* ptoas's C++ is the result */
+    for (int i = 0; i < n; i++) {
+      if (!R.live[i]) continue;
+      char cpp[PATH_MAX];
+      jobs[i].cpp = jpath(&R, i, "cpp", cpp, sizeof cpp) ? read_part(cpp, (size_t)1 << 30, false, NULL) : NULL;
+      if (jobs[i].cpp) job_end(&R, i, RS_OK, "%s", "");
+      else job_end(&R, i, RS_TOOL_ERROR, "cannot read %s", cpp);
+    }
+  }
   bool any = false;
   for (int i = 0; i < n; i++) any |= R.live[i];
   if (any && !support_get(&R))
