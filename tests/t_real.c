@@ -2,6 +2,7 @@
  * PTO-AS kernels through ptoas, the C++ compiler and pto-isa's CPU simulation,
  * with every stage and output byte checked against results computed here.
  * Skipped when the toolchain is not installed (orc_real_find fails). */
+#include "fz.h"
 #include "orc.h"
 #include "tap.h"
 
@@ -240,6 +241,30 @@ static void bytes_are(Tap *t, const RealJob *j, int k, const void *want, const c
         break;
       }
   }
+}
+
+/* Jobs for ptoas alone (RealOpts.ptoas_only): the PTO-AS ptoc prints of each
+ * variant of kernel text (none@a2a3, none@a5, up_down, left_right), those that
+ * compile; appended at jobs[*n] (at most max), texts malloc'd. */
+static void pto_jobs(const char *name, const char *text, size_t len, RealJob *jobs, int *n, int max) {
+  static const struct {
+    int split, target;
+  } vo[4] = {{MODE_NONE, TGT_A2A3}, {MODE_NONE, TGT_A5}, {MODE_UD, -1}, {MODE_LR, -1}};
+  Comp c = {.A = ir_arena_new(), .src = {name, text, len}, .o = {.split = -1, .target = -1}};
+  Kernel *front = ir_front(&c);
+  for (int v = 0; v < 4 && front && *n < max; v++) {
+    Comp d = {.A = ir_arena_new(), .src = c.src, .o = {.split = vo[v].split, .target = vo[v].target}};
+    Kernel *k = pass_pipeline_from(&d, front, &(PipeOpts){0});
+    PtoNames nm = {k ? ir_fmt(d.A, "%s_aic", k->name) : NULL, k ? ir_fmt(d.A, "%s_aiv", k->name) : NULL, NULL, NULL};
+    const char *pto = k ? ir_emit_pto(&d, k, &nm) : NULL;
+    if (pto) {
+      static char fn[] = "kernel";             /* not called: ptoas only */
+      jobs[*n] = job(strdup(pto), k->target == TGT_A5 ? "a5" : "a3", NULL, fn, 1, 0, NULL, 0);
+      ++*n;
+    }
+    ir_arena_free(d.A);
+  }
+  ir_arena_free(c.A);
 }
 
 int main(void) {
@@ -507,6 +532,85 @@ int main(void) {
     tap_ok(&t, oj[i].st == RS_RUN_CRASH && !strcmp(oj[i].msg, "a write outside a GM tensor"), i ? "real-8.2" : "real-8.1",
            "a write just %s a tensor is found: %s: %s", i ? "before" : "after", orc_real_stage_name(oj[i].st), oj[i].msg);
   for (int i = 0; i < 2; i++) free_outs(&oj[i]);
+
+  /* ---- 9: ptoas run once for a group of jobs: each job's C++ is its own run's ---- */
+  enum { NGEN = 16, MAXJ = 4 * NGEN + 8 };
+  static RealJob aj[MAXJ], gj[MAXJ];
+  int na = 0;
+  FzPolicy pol;
+  fz_policy_default(&pol);
+  for (int i = 0; i < NGEN; i++) {
+    FzSrc src;
+    fz_src_seed(&src, 11 + (uint64_t)i);
+    FzKernel *k = fz_generate(&pol, &src);
+    size_t len;
+    char *text = fz_emit(k, &len);
+    if (text) pto_jobs("gen", text, len, aj, &na, MAXJ);
+    free(text);
+    fz_free(k);
+  }
+  /* rf14: ptoas rejects its none@a2a3 (a reserve_buffer with no room); abs-nan: vector functions only */
+  static const char *const files[] = {"corpus/real/rf14-reserve-noreuse.ptk", "corpus/real/abs-nan.ptk"};
+  int reject = -1;
+  for (int f = 0; f < 2; f++) {
+    Arena *A = ir_arena_new();
+    Src src;
+    if (ir_read_file(A, files[f], &src)) {
+      if (f == 0) reject = na;
+      pto_jobs(files[f], src.text, src.len, aj, &na, MAXJ);
+    } else {
+      tap_diag("cannot read %s (run from the top of the tree)", files[f]);
+    }
+    ir_arena_free(A);
+  }
+  memcpy(gj, aj, sizeof aj);
+  RealOpts alone = {.jobs = 2, .ptoas_group = 1, .ptoas_only = true};
+  RealOpts merged = {.jobs = 2, .ptoas_only = true, .memo = orc_real_memo_new()};
+  orc_real_run(&tools, aj, na, &alone);
+  double t_alone = 0, t_merged = 0;
+  for (int i = 0; i < na; i++) t_alone += aj[i].t_ptoas;
+  for (int pass = 0; pass < 2; pass++) {        /* the second time the memo holds ptoas's header */
+    for (int i = 0; i < na; i++) {
+      free(gj[i].cpp);
+      gj[i].cpp = NULL;
+    }
+    orc_real_run(&tools, gj, na, &merged);
+    if (pass == 0)
+      for (int i = 0; i < na; i++) t_merged += gj[i].t_ptoas;
+    int same = 0, ok = 0, single = 0;
+    char bad[300] = "";
+    for (int i = 0; i < na; i++) {
+      bool eq = gj[i].st == aj[i].st && !strcmp(gj[i].msg, aj[i].msg) &&
+                (gj[i].st != RS_OK || (gj[i].cpp && aj[i].cpp && !strcmp(gj[i].cpp, aj[i].cpp)));
+      same += eq;
+      ok += aj[i].st == RS_OK;
+      single += aj[i].st == RS_OK && !strstr(aj[i].cpp, "_aic(");
+      if (!eq && !bad[0])
+        snprintf(bad, sizeof bad, "job %d: alone %s %.80s, merged %s %.80s%s", i, orc_real_stage_name(aj[i].st),
+                 aj[i].msg, orc_real_stage_name(gj[i].st), gj[i].msg, gj[i].st == aj[i].st ? " (the C++ differs)" : "");
+    }
+    if (*bad) tap_diag("%s", bad);
+    tap_ok(&t, na >= 30 && same == na && ok >= na - 2 && single > 0, pass ? "real-9.2" : "real-9.1",
+           "%d jobs (%d through ptoas, %d with vector functions only): merged and split, each job's stage, message "
+           "and C++ are its own run's%s", na, ok, single, pass ? " (header from the memo)" : "");
+  }
+  tap_diag("ptoas: %.0f ms for the jobs alone, %.0f ms merged", t_alone, t_merged);
+  tap_ok(&t, t_merged < 0.75 * t_alone, "real-9.3", "merged runs take less time: %.0f ms against %.0f ms", t_merged,
+         t_alone);
+  if (reject >= 0 && stage_is(&t, &gj[reject], RS_REJECT, "real-9.4", "a rejected job in a merged group")) {
+    bool others = true;
+    for (int i = reject + 1; i < reject + 4 && i < na; i++) others &= gj[i].st == RS_OK;
+    tap_ok(&t, !strcmp(gj[reject].msg, aj[reject].msg) && strstr(gj[reject].msg, "reserve_buffer") && others,
+           "real-9.5", "gets the message of its own run, and its group's others pass: %s", gj[reject].msg);
+  } else if (reject < 0) {
+    tap_ok(&t, 0, "real-9.4", "a rejected job in a merged group (no corpus/real)");
+  }
+  for (int i = 0; i < na; i++) {
+    free((char *)aj[i].pto);
+    free(aj[i].cpp);
+    free(gj[i].cpp);
+  }
+  orc_real_memo_free(merged.memo);
 
   /* ---- 6: finding the tools ---- */
   char broken[64], isa_inc[sizeof tools.isa + 16];
