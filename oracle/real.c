@@ -1445,7 +1445,11 @@ static void ptoas_all(Run *R, int group_max) {
         free(err);
         free(out);
       }
-      for (int k = 0; k < g->n; k++) want[g->job[k]] = hits && !blame[k] ? P_MERGE : P_ALONE;
+      for (int k = 0; k < g->n; k++) {
+        char cpp[PATH_MAX];                     /* what a split that failed half-way wrote */
+        if (jpath(R, g->job[k], "cpp", cpp, sizeof cpp)) unlink(cpp);
+        want[g->job[k]] = hits && !blame[k] ? P_MERGE : P_ALONE;
+      }
     }
   }
 done:
