@@ -240,11 +240,14 @@ static void batch_set(Batch *b, int q, const FzRunOpts *o, const FzPolicy *pol, 
 static void batch_free(Batch *b) { free(b->rc), free(b->text), free(b->src), free(b->idx); }
 
 /* Variants per translation unit: the whole batch in one unit per compile job
- * (a kernel gives about two variants that reach the compiler), since loading
- * the precompiled header and linking cost more than a kernel's own code. */
+ * (a kernel gives about two variants that reach the compiler), but at least 64:
+ * variants compiled together share their instantiations of pto-isa's templates,
+ * and the 45 variants of a batch of 32 kernels compile in a fifth less time in
+ * one unit than in two (docs/real-backend.md section 7), while the other
+ * compile jobs take the variants expected to fail. */
 static int tu_batch(int kernels, int jobs) {
   int b = (2 * kernels + jobs - 1) / (jobs > 0 ? jobs : 1);
-  return b < 16 ? 16 : b > 128 ? 128 : b;
+  return b < 64 ? 64 : b > 128 ? 128 : b;
 }
 
 /* Kernels 0, E, 2E, ... (E = real_every) in batches: each batch goes through
@@ -258,6 +261,7 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
   if (getppid() != parent) _exit(0);
   int every = o->real_every > 0 ? o->real_every : 1;
   Batch b = batch_new(o);
+  RealMemo *memo = orc_real_memo_new();         /* what failed to compile, batch after batch */
   for (int64_t i = 0;;) {
     sh->next = i;
     int nb = 0;
@@ -269,7 +273,7 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
     sh->cur = b.idx[0];
     sh->started = fz_now() + 1e9;               /* no watchdog: the tools have their own limits */
     RealTimes tm = {0};
-    orc_real_check(rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
+    orc_real_check(rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs), .memo = memo}, &tm);
     sh->t_emit += tm.emit / 1e3, sh->t_ptoas += tm.ptoas / 1e3, sh->t_cxx += tm.cxx / 1e3;
     sh->t_run += tm.run / 1e3, sh->t_rcompare += tm.compare / 1e3;
     sh->real_checks += tm.jobs;
@@ -282,6 +286,7 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
     sh->cur = -1;
   }
   batch_free(&b);
+  orc_real_memo_free(memo);
   sh->next = INT64_MAX;
   sh->done = 1;
   close(fd);
@@ -887,6 +892,7 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
   }
   int jobs = o->jobs > 0 ? o->jobs : 2;
   Batch b = batch_new(o);
+  RealMemo *memo = orc_real_memo_new();         /* as a campaign's worker keeps it */
   struct rusage r0, c0;
   getrusage(RUSAGE_SELF, &r0), getrusage(RUSAGE_CHILDREN, &c0);
   double t0 = fz_now();
@@ -895,7 +901,7 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
   while (o->count ? i < o->count : fz_now() - t0 < o->seconds) {
     int nb = 0;
     for (; nb < b.B && (!o->count || i < o->count); nb++, i++) batch_set(&b, nb, o, pol, i);
-    orc_real_check(&rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs)}, &tm);
+    orc_real_check(&rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs), .memo = memo}, &tm);
     for (int q = 0; q < nb; q++) {
       for (int v = 0; v < b.rc[q].n; v++)
         errors += b.rc[q].r[v].out == OUT_TOOLERR, findings += orc_is_finding(b.rc[q].r[v].out);
@@ -912,9 +918,11 @@ static int bench_real(const FzRunOpts *o, const FzPolicy *pol) {
   if (sum <= 0) sum = 1;
   printf("throughput: backend=ptoas kernels_per_s_per_core=%.3f emit=%.3f ptoas=%.3f cxx=%.3f run=%.3f compare=%.3f\n",
          cpu > 0 ? i / cpu : 0.0, tm.emit / sum, tm.ptoas / sum, tm.cxx / sum, tm.run / sum, tm.compare / sum);
-  printf("# kernels=%lld variants_run=%d cpu_s=%.1f wall_s=%.1f jobs=%d batch=%d tool_errors=%lld findings=%lld\n",
-         (long long)i, tm.jobs, cpu, wall, jobs, b.B, (long long)errors, (long long)findings);
+  printf("# kernels=%lld variants_run=%d probes=%d cpu_s=%.1f wall_s=%.1f jobs=%d batch=%d tool_errors=%lld "
+         "findings=%lld compiles_per_variant=%.2f\n", (long long)i, tm.jobs, tm.probes, cpu, wall, jobs, b.B,
+         (long long)errors, (long long)findings, tm.cxx_jobs ? (double)tm.cxx_runs / tm.cxx_jobs : 0.0);
   batch_free(&b);
+  orc_real_memo_free(memo);
   return errors && errors == tm.jobs ? 2 : 0;
 }
 

@@ -109,6 +109,8 @@ typedef struct {
   char ptoas[512];                              /* the ptoas binary */
   char isa[512];                                /* pto-isa root: the directory holding include/pto/ */
   char cxx[512];                                /* C++ compiler (clang++-19) */
+  char lld[512];                                /* ld.lld as cxx finds it, programs link with it
+                                                   (-fuse-ld=lld); "": cxx's default linker */
   char cache[512];                              /* the precompiled header and batches live here */
   char version[96];                             /* ptoas's version line, or "unknown" */
   char why[256];                                /* when not found: the reason, one line */
@@ -158,13 +160,29 @@ typedef struct {
   RealStage st;
   char msg[512];                                /* the tool's diagnostic (first error), or why it failed */
   double t_ptoas, t_cxx, t_run;                 /* milliseconds attributed to this job */
+  int cxx_runs;                                 /* compiler runs its C++ was part of */
+  char *cpp;                                    /* with RealOpts.ptoas_only: the C++ ptoas wrote
+                                                   (malloc'd, the caller frees); else NULL */
 } RealJob;
+
+/* What the C++ compiles of earlier orc_real_run calls taught: the shapes of the
+ * lines that failed. A caller that runs batch after batch keeps one and passes
+ * it in RealOpts.memo, and a unit then seldom holds a job that fails; it
+ * changes no outcome. */
+typedef struct RealMemo RealMemo;
+RealMemo *orc_real_memo_new(void);              /* NULL when out of memory */
+void orc_real_memo_free(RealMemo *m);
 
 typedef struct {
   int jobs;                                     /* parallel processes (ptoas, compiles, runs); >= 1 */
   int batch;                                    /* jobs per translation unit; 0: 16 */
   double run_timeout_s;                         /* per program run; 0: 10 */
   bool keep;                                    /* keep the work directory (for debugging) */
+  RealMemo *memo;                               /* NULL, or learns from and guides this call */
+  int ptoas_group;                              /* most jobs one ptoas run takes, merged (0: 32; 1: each
+                                                   job alone) */
+  bool ptoas_only;                              /* stop after ptoas: a job it passes ends RS_OK with
+                                                   RealJob.cpp set (tests) */
 } RealOpts;
 
 /* ---- realdiff.c: kernels through the real back end, compared with the golden run ---- */
@@ -189,6 +207,8 @@ typedef struct {
   double emit, ptoas, cxx, run, compare;        /* milliseconds, summed over the cases */
   int jobs;                                     /* variants that reached ptoas */
   int probes;                                   /* probe kernels run after miscompiles (probe.c) */
+  int cxx_jobs;                                 /* variants that reached the C++ compiler */
+  int cxx_runs;                                 /* compiler runs of those, summed (RealJob.cxx_runs) */
 } RealTimes;
 
 /* Every case's variants through ptoc (to PTO-AS), ptoas, the C++ compiler and
@@ -211,7 +231,8 @@ void orc_first_diff(Sim *g, const Kernel *gk, Sim *s, char *out, size_t n);
 void orc_real_classify(const Kernel *gk, Sim *g, Sim *g0, VarResult *x, const RealJob *j, unsigned char *const *outs,
                        double tol, double *t_compare);
 
-/* Run every job: ptoas on each, the C++ of a batch of jobs compiled into one
+/* Run every job: ptoas on each (jobs of one arch merged into one module, each
+ * job's C++ as if alone), the C++ of a batch of jobs compiled into one
  * program (with a precompiled pto/pto-inst.hpp), each job run in a process of
  * its own with a time limit. Fills st, msg, the times and RealParam.out. */
 void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o);

@@ -462,6 +462,7 @@ void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *
     Case *c = cs + ref[q].ci;
     VarResult *x = &c->c->r[ref[q].vi];
     tm->ptoas += jobs[q].t_ptoas, tm->cxx += jobs[q].t_cxx, tm->run += jobs[q].t_run;
+    tm->cxx_jobs += jobs[q].cxx_runs > 0, tm->cxx_runs += jobs[q].cxx_runs;
     unsigned char **outs = calloc((size_t)jobs[q].np + 1, sizeof *outs);
     if (!outs) die("out of memory");
     for (int i = 0; i < jobs[q].np; i++) outs[i] = jobs[q].p[i].out;

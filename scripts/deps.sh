@@ -13,8 +13,9 @@ elif [ "${1:-}" = pypto ]; then
 else
 need="cmake clang libclang-rt-14-dev libsqlite3-dev sqlite3 afl++ perl make gcc libpng-dev"
 # The real back end (docs/real-backend.md): the prebuilt ptoas links LLVM 19
-# and z3; its C++ output compiles against pto-isa with clang++-19.
-need="$need libllvm19 libz3-4 clang-19"
+# and z3; its C++ output compiles against pto-isa with clang++-19, and links
+# with lld-19 (clang-19's -fuse-ld=lld; GNU ld when it is missing).
+need="$need libllvm19 libz3-4 clang-19 lld-19"
 fi
 missing=""
 for p in $need; do

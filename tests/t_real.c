@@ -2,6 +2,7 @@
  * PTO-AS kernels through ptoas, the C++ compiler and pto-isa's CPU simulation,
  * with every stage and output byte checked against results computed here.
  * Skipped when the toolchain is not installed (orc_real_find fails). */
+#include "fz.h"
 #include "orc.h"
 #include "tap.h"
 
@@ -154,6 +155,36 @@ static const char CPP_ASSERT[] = CPP_HEAD
 static const char CPP_EXIT[] = CPP_HEAD "AICORE void k(__gm__ float *a) { std::exit(7); }\n";
 static const char CPP_THROW[] = CPP_HEAD "AICORE void k(__gm__ float *a) { throw std::invalid_argument(\"boom\"); }\n";
 static const char CPP_PTOAS_ABORT[] = "// abort\n";
+/* pto/cpu/parallel.hpp is ptofuzz's serial stand-in: it compiles, and a loop
+ * over a million elements stays on the calling thread (pto-isa's would start
+ * threads on a machine with several cores) */
+static const char CPP_SERIAL[] = CPP_HEAD
+    "#ifndef PTOFUZZ_CPU_SERIAL\n"
+    "#error pto/cpu/parallel.hpp is pto-isa's, not ptofuzz's serial stand-in\n"
+    "#endif\n"
+    "AICORE void k(__gm__ float *a) {\n"
+    "  std::thread::id me = std::this_thread::get_id();\n"
+    "  pto::cpu::parallel_for_1d(0, 16, 1u << 20, [&](std::size_t i) { a[i] = std::this_thread::get_id() == me; });\n"
+    "}\n";
+/* ptoas's style: values vN declared with their types. TADD of a float and an
+ * int32 tile fails inside pto-isa's templates; S sets the tiles' shape, A, B, C
+ * the value numbers, so that jobs fail alike with other names and shapes. */
+#define VT(T, S) "Tile<TileType::Vec, " T ", " S ", BLayout::RowMajor, " S ", SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>"
+#define CPP_ALIKE(S, A, B, C)                                                                            \
+  CPP_HEAD "AICORE void k(__gm__ float *v1) {\n"                                                        \
+  "  " VT("float", S) " v" A ";\n"                                                                      \
+  "  " VT("int32_t", S) " v" B ";\n"                                                                    \
+  "  " VT("float", S) " v" C ";\n"                                                                      \
+  "  TASSIGN(v" A ", 0);\n"                                                                             \
+  "  TASSIGN(v" B ", 8192);\n"                                                                          \
+  "  TASSIGN(v" C ", 16384);\n"                                                                         \
+  "  TADD(v" C ", v" A ", v" B ");\n"                                                                   \
+  "}\n"
+/* writes just past a 16-float tensor and just before it: into the canary */
+static const char CPP_OOB_AFTER[] = CPP_HEAD "AICORE void k(__gm__ float *a) { a[16] = 1; }\n";
+static const char CPP_OOB_BEFORE[] = CPP_HEAD "AICORE void k(__gm__ float *a) { a[-1] = 1; }\n";
+/* a job whose C++ calls a cross-core flag function pto-isa's CPU simulation lacks */
+static const char CPP_FLAG[] = CPP_HEAD "AICORE void k(__gm__ float *a) {\n  set_intra_block(PIPE_MTE3, 0);\n}\n";
 static const char CPP_PTOAS_LLVM[] = "// llvm-error\n";
 
 /* ---- jobs ------------------------------------------------------------------------- */
@@ -212,6 +243,30 @@ static void bytes_are(Tap *t, const RealJob *j, int k, const void *want, const c
   }
 }
 
+/* Jobs for ptoas alone (RealOpts.ptoas_only): the PTO-AS ptoc prints of each
+ * variant of kernel text (none@a2a3, none@a5, up_down, left_right), those that
+ * compile; appended at jobs[*n] (at most max), texts malloc'd. */
+static void pto_jobs(const char *name, const char *text, size_t len, RealJob *jobs, int *n, int max) {
+  static const struct {
+    int split, target;
+  } vo[4] = {{MODE_NONE, TGT_A2A3}, {MODE_NONE, TGT_A5}, {MODE_UD, -1}, {MODE_LR, -1}};
+  Comp c = {.A = ir_arena_new(), .src = {name, text, len}, .o = {.split = -1, .target = -1}};
+  Kernel *front = ir_front(&c);
+  for (int v = 0; v < 4 && front && *n < max; v++) {
+    Comp d = {.A = ir_arena_new(), .src = c.src, .o = {.split = vo[v].split, .target = vo[v].target}};
+    Kernel *k = pass_pipeline_from(&d, front, &(PipeOpts){0});
+    PtoNames nm = {k ? ir_fmt(d.A, "%s_aic", k->name) : NULL, k ? ir_fmt(d.A, "%s_aiv", k->name) : NULL, NULL, NULL};
+    const char *pto = k ? ir_emit_pto(&d, k, &nm) : NULL;
+    if (pto) {
+      static char fn[] = "kernel";             /* not called: ptoas only */
+      jobs[*n] = job(strdup(pto), k->target == TGT_A5 ? "a5" : "a3", NULL, fn, 1, 0, NULL, 0);
+      ++*n;
+    }
+    ir_arena_free(d.A);
+  }
+  ir_arena_free(c.A);
+}
+
 int main(void) {
   Tap t = {0};
   RealTools tools;
@@ -219,7 +274,8 @@ int main(void) {
     printf("1..0 # SKIP %s\n", tools.why);
     return 0;
   }
-  tap_diag("ptoas %s (%s), pto-isa %s, %s", tools.version, tools.ptoas, tools.isa, tools.cxx);
+  tap_diag("ptoas %s (%s), pto-isa %s, %s, linker %s", tools.version, tools.ptoas, tools.isa, tools.cxx,
+           *tools.lld ? tools.lld : "the compiler's default");
   memset(canary, 0xa5, sizeof canary);
 
   /* inputs and expected outputs */
@@ -404,6 +460,157 @@ int main(void) {
   if (stage_is(&t, &fj[FK_LLVM], RS_PTOAS_CRASH, "real-5.15", "ptoas exit 1 with LLVM ERROR"))
     tap_ok(&t, strstr(fj[FK_LLVM].msg, "LLVM ERROR: fake failure") != NULL, "real-5.16", "message: %s", fj[FK_LLVM].msg);
   for (int i = 0; i < NF; i++) free_outs(&fj[i]);
+
+  /* ---- 7: the serial parallel.hpp; a failing job costs the others one compile ---- */
+  float ones[16];
+  for (int i = 0; i < 16; i++) ones[i] = 1;
+  enum { S_SERIAL, S_OK1, S_ALIKE1, S_ALIKE2, S_OK2, S_ALIKE3, S_FLAG, NS };
+  static const char *const stexts[NS] = {CPP_SERIAL,
+                                         CPP_OK,
+                                         CPP_ALIKE("16, 16", "3", "4", "5"),
+                                         CPP_ALIKE("16, 16", "7", "12", "9"),
+                                         CPP_OK,
+                                         CPP_ALIKE("16, 16", "21", "22", "20"),
+                                         CPP_FLAG};
+  RealParam sp[NS];
+  RealJob sj[NS];
+  for (int i = 0; i < NS; i++) {
+    param(&sp[i], "float", x, sizeof x);
+    sj[i] = job(stexts[i], "a3", NULL, "k", 1, 0, &sp[i], 1);
+  }
+  RealMemo *memo = orc_real_memo_new();
+  RealOpts mo = o;
+  mo.memo = memo;
+  orc_real_run(&fake, sj, NS, &mo);
+  for (int i = 0; i < NS; i++)
+    tap_diag("job %d: %-10s %d compile(s)  %s", i, orc_real_stage_name(sj[i].st), sj[i].cxx_runs, sj[i].msg);
+  if (stage_is(&t, &sj[S_SERIAL], RS_OK, "real-7.1", "a program sees ptofuzz's pto/cpu/parallel.hpp"))
+    bytes_are(&t, &sj[S_SERIAL], 0, ones, "real-7.2", "parallel_for_1d over 2^20 elements runs on the calling thread");
+  bool same = true, twice = true;
+  for (int i = S_ALIKE1; i <= S_ALIKE3; i++) {
+    if (i == S_OK2) continue;
+    same &= sj[i].st == RS_CXX_ERROR && !strcmp(sj[i].msg, sj[S_ALIKE1].msg);
+    twice &= sj[i].cxx_runs <= 2;
+  }
+  tap_ok(&t, same && !strncmp(sj[S_ALIKE1].msg, "pto_instr.hpp: error: ", 22), "real-7.3",
+         "three jobs with one failing instantiation each get its error: %s", sj[S_ALIKE1].msg);
+  tap_ok(&t, twice && sj[S_OK1].st == RS_OK && sj[S_OK2].st == RS_OK && sj[S_OK1].cxx_runs == 2 &&
+                 sj[S_OK2].cxx_runs == 2 && sj[S_SERIAL].cxx_runs == 2,
+         "real-7.4", "their unit is compiled twice: once failing, once without them (each of those at most twice)");
+  tap_ok(&t, sj[S_FLAG].st == RS_CXX_ERROR && strstr(sj[S_FLAG].msg, "set_intra_block") && sj[S_FLAG].cxx_runs == 1,
+         "real-7.5", "a job calling a flag function the simulation lacks is compiled once, apart: %s", sj[S_FLAG].msg);
+  for (int i = 0; i < NS; i++) free_outs(&sj[i]);
+  /* the memo: a job of a shape that failed before is compiled apart at once */
+  RealParam mp[2];
+  RealJob mj[2];
+  param(&mp[0], "float", x, sizeof x);
+  param(&mp[1], "float", x, sizeof x);
+  mj[0] = job(CPP_OK, "a3", NULL, "k", 1, 0, &mp[0], 1);
+  mj[1] = job(CPP_ALIKE("32, 32", "8", "6", "2"), "a3", NULL, "k", 1, 0, &mp[1], 1);
+  orc_real_run(&fake, mj, 2, &mo);
+  tap_diag("memo: %s %d compile(s); %s %d compile(s) %s", orc_real_stage_name(mj[0].st), mj[0].cxx_runs,
+           orc_real_stage_name(mj[1].st), mj[1].cxx_runs, mj[1].msg);
+  tap_ok(&t, mj[0].st == RS_OK && mj[0].cxx_runs == 1 && mj[1].st == RS_CXX_ERROR && mj[1].cxx_runs == 1 &&
+                 !strcmp(mj[1].msg, sj[S_ALIKE1].msg),
+         "real-7.6", "with the memo, a job alike one that failed (other shapes) is compiled apart; the other compiles once");
+  for (int i = 0; i < 2; i++) free_outs(&mj[i]);
+  orc_real_run(&fake, mj, 2, &o);
+  tap_ok(&t, mj[0].st == RS_OK && mj[0].cxx_runs == 2 && mj[1].st == RS_CXX_ERROR && !strcmp(mj[1].msg, sj[S_ALIKE1].msg),
+         "real-7.7", "without it the same two take two compiles, with the same outcomes");
+  for (int i = 0; i < 2; i++) free_outs(&mj[i]);
+  orc_real_memo_free(memo);
+
+  /* ---- 8: a write outside a tensor, into the canary around it ---- */
+  RealParam op[2];
+  RealJob oj[2];
+  param(&op[0], "float", x, sizeof x);
+  param(&op[1], "float", x, sizeof x);
+  oj[0] = job(CPP_OOB_AFTER, "a3", NULL, "k", 1, 0, &op[0], 1);
+  oj[1] = job(CPP_OOB_BEFORE, "a3", NULL, "k", 1, 0, &op[1], 1);
+  orc_real_run(&fake, oj, 2, &o);
+  for (int i = 0; i < 2; i++)
+    tap_ok(&t, oj[i].st == RS_RUN_CRASH && !strcmp(oj[i].msg, "a write outside a GM tensor"), i ? "real-8.2" : "real-8.1",
+           "a write just %s a tensor is found: %s: %s", i ? "before" : "after", orc_real_stage_name(oj[i].st), oj[i].msg);
+  for (int i = 0; i < 2; i++) free_outs(&oj[i]);
+
+  /* ---- 9: ptoas run once for a group of jobs: each job's C++ is its own run's ---- */
+  enum { NGEN = 16, MAXJ = 4 * NGEN + 8 };
+  static RealJob aj[MAXJ], gj[MAXJ];
+  int na = 0;
+  FzPolicy pol;
+  fz_policy_default(&pol);
+  for (int i = 0; i < NGEN; i++) {
+    FzSrc src;
+    fz_src_seed(&src, 11 + (uint64_t)i);
+    FzKernel *k = fz_generate(&pol, &src);
+    size_t len;
+    char *text = fz_emit(k, &len);
+    if (text) pto_jobs("gen", text, len, aj, &na, MAXJ);
+    free(text);
+    fz_free(k);
+  }
+  /* rf14: ptoas rejects its none@a2a3 (a reserve_buffer with no room); abs-nan: vector functions only */
+  static const char *const files[] = {"corpus/real/rf14-reserve-noreuse.ptk", "corpus/real/abs-nan.ptk"};
+  int reject = -1;
+  for (int f = 0; f < 2; f++) {
+    Arena *A = ir_arena_new();
+    Src src;
+    if (ir_read_file(A, files[f], &src)) {
+      if (f == 0) reject = na;
+      pto_jobs(files[f], src.text, src.len, aj, &na, MAXJ);
+    } else {
+      tap_diag("cannot read %s (run from the top of the tree)", files[f]);
+    }
+    ir_arena_free(A);
+  }
+  memcpy(gj, aj, sizeof aj);
+  RealOpts alone = {.jobs = 2, .ptoas_group = 1, .ptoas_only = true};
+  RealOpts merged = {.jobs = 2, .ptoas_only = true, .memo = orc_real_memo_new()};
+  orc_real_run(&tools, aj, na, &alone);
+  double t_alone = 0, t_merged = 0;
+  for (int i = 0; i < na; i++) t_alone += aj[i].t_ptoas;
+  for (int pass = 0; pass < 2; pass++) {        /* the second time the memo holds ptoas's header */
+    for (int i = 0; i < na; i++) {
+      free(gj[i].cpp);
+      gj[i].cpp = NULL;
+    }
+    orc_real_run(&tools, gj, na, &merged);
+    if (pass == 0)
+      for (int i = 0; i < na; i++) t_merged += gj[i].t_ptoas;
+    int same = 0, ok = 0, single = 0;
+    char bad[300] = "";
+    for (int i = 0; i < na; i++) {
+      bool eq = gj[i].st == aj[i].st && !strcmp(gj[i].msg, aj[i].msg) &&
+                (gj[i].st != RS_OK || (gj[i].cpp && aj[i].cpp && !strcmp(gj[i].cpp, aj[i].cpp)));
+      same += eq;
+      ok += aj[i].st == RS_OK;
+      single += aj[i].st == RS_OK && !strstr(aj[i].cpp, "_aic(");
+      if (!eq && !bad[0])
+        snprintf(bad, sizeof bad, "job %d: alone %s %.80s, merged %s %.80s%s", i, orc_real_stage_name(aj[i].st),
+                 aj[i].msg, orc_real_stage_name(gj[i].st), gj[i].msg, gj[i].st == aj[i].st ? " (the C++ differs)" : "");
+    }
+    if (*bad) tap_diag("%s", bad);
+    tap_ok(&t, na >= 30 && same == na && ok >= na - 2 && single > 0, pass ? "real-9.2" : "real-9.1",
+           "%d jobs (%d through ptoas, %d with vector functions only): merged and split, each job's stage, message "
+           "and C++ are its own run's%s", na, ok, single, pass ? " (header from the memo)" : "");
+  }
+  tap_diag("ptoas: %.0f ms for the jobs alone, %.0f ms merged", t_alone, t_merged);
+  tap_ok(&t, t_merged < 0.75 * t_alone, "real-9.3", "merged runs take less time: %.0f ms against %.0f ms", t_merged,
+         t_alone);
+  if (reject >= 0 && stage_is(&t, &gj[reject], RS_REJECT, "real-9.4", "a rejected job in a merged group")) {
+    bool others = true;
+    for (int i = reject + 1; i < reject + 4 && i < na; i++) others &= gj[i].st == RS_OK;
+    tap_ok(&t, !strcmp(gj[reject].msg, aj[reject].msg) && strstr(gj[reject].msg, "reserve_buffer") && others,
+           "real-9.5", "gets the message of its own run, and its group's others pass: %s", gj[reject].msg);
+  } else if (reject < 0) {
+    tap_ok(&t, 0, "real-9.4", "a rejected job in a merged group (no corpus/real)");
+  }
+  for (int i = 0; i < na; i++) {
+    free((char *)aj[i].pto);
+    free(aj[i].cpp);
+    free(gj[i].cpp);
+  }
+  orc_real_memo_free(merged.memo);
 
   /* ---- 6: finding the tools ---- */
   char broken[64], isa_inc[sizeof tools.isa + 16];
