@@ -496,6 +496,23 @@ const char *orc_mode_name(int mode) { return mode == MODE_NONE ? "none" : MODE_A
 const char *orc_variant_name(const VarResult *r) { return r->backend ? r->vname : orc_variants[r->variant % ORC_NVARIANT]; }
 const char *orc_variant_mode(int v) { return orc_mode_name(vopt[v % ORC_NVARIANT].split); }
 
+void orc_same_as_unsplit(VarResult *r, int n) {
+  for (int i = 0; i < n; i++) {
+    VarResult *x = &r[i];
+    if (x->mode == MODE_NONE || !orc_is_finding(x->out)) continue;
+    for (int j = 0; j < n; j++) {
+      const VarResult *y = &r[j];
+      if (y->mode == MODE_NONE && y->check == x->check && y->out == x->out && !strcmp(y->code, x->code) &&
+          !strcmp(y->op, x->op) && !strcmp(y->pass, x->pass)) {
+        x->same_as = 1 + y->variant;
+        x->mode = MODE_NONE;
+        set(x->pattern, sizeof x->pattern, "-");
+        break;
+      }
+    }
+  }
+}
+
 void orc_signature(const VarResult *r, char *buf, size_t n) {
   const char *mode = orc_mode_name(r->mode);
   snprintf(buf, n, "%s|%s%s|%s|%s|%s|%s", orc_outcome_name(r->out), r->backend == 2 ? "pypto:" : r->backend ? "ptoas:" : "", mode, r->code, r->op,

@@ -85,6 +85,10 @@ void orc_check(const Src *src, const OrcOpts *o, OrcResult *res);
  * for unsplit variants; a split finding that the unsplit variants show too is
  * signed as theirs (VarResult.same_as). */
 void orc_signature(const VarResult *r, char *buf, size_t n);
+/* Real back ends (ptoas, PyPTO): a split variant's finding that an unsplit
+ * variant of r[0..n) shows too (the same check, kind, code, op and pass) is
+ * not a split bug: it takes the unsplit one's mode (same_as), pattern "-". */
+void orc_same_as_unsplit(VarResult *r, int n);
 bool orc_is_finding(Outcome o);
 const char *orc_op_family(int op);              /* an Op's family: load, store, elementwise, ...; NULL when none */
 const char *orc_mode_name(int mode);            /* "none", "up_down", "left_right" (odd modes by their axis) */

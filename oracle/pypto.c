@@ -940,25 +940,6 @@ static bool torch_kernel(const Kernel *k) {
   return true;
 }
 
-/* A split variant's finding that an unsplit variant shows too (the same check,
- * kind, code, op and pass) is not a split bug: it takes the unsplit one's mode. */
-static void same_as_unsplit(PyCase *pc) {
-  for (int i = 0; i < pc->n; i++) {
-    VarResult *x = &pc->r[i];
-    if (x->mode == MODE_NONE || !orc_is_finding(x->out)) continue;
-    for (int j = 0; j < pc->n; j++) {
-      const VarResult *y = &pc->r[j];
-      if (y->mode == MODE_NONE && y->check == x->check && y->out == x->out && !strcmp(y->code, x->code) &&
-          !strcmp(y->op, x->op) && !strcmp(y->pass, x->pass)) {
-        x->same_as = 1 + y->variant;
-        x->mode = MODE_NONE;
-        set(x->pattern, sizeof x->pattern, "-");
-        break;
-      }
-    }
-  }
-}
-
 void orc_pypto_check(PyDrv *d, const RealTools *rt, PyCase *cases, int n, const RealOpts *o, PyTimes *tm) {
   PyTimes local = {0};
   if (!tm) tm = &local;
@@ -1083,7 +1064,7 @@ void orc_pypto_check(PyDrv *d, const RealTools *rt, PyCase *cases, int n, const 
   }
   for (int i = 0; i < n; i++) {
     PyCase *pc = cases + i;
-    same_as_unsplit(pc);
+    orc_same_as_unsplit(pc->r, pc->n);
     for (int v = 0; v < pc->n; v++) {
       pc->finding |= orc_is_finding(pc->r[v].out);
       pc->toolerr |= pc->r[v].out == OUT_TOOLERR;

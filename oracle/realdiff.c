@@ -381,26 +381,6 @@ static void probe_round(const RealTools *t, Case *cs, const JobRef *ref, int nj,
   free(px);
 }
 
-/* A split variant's finding that an unsplit variant shows too (the same kind,
- * code, op and pass) is not a split bug: it takes the unsplit one's mode, as
- * the model's and PyPTO's do. */
-static void same_as_unsplit(RealCase *rc) {
-  for (int i = 0; i < rc->n; i++) {
-    VarResult *x = &rc->r[i];
-    if (x->mode == MODE_NONE || !orc_is_finding(x->out)) continue;
-    for (int j = 0; j < rc->n; j++) {
-      const VarResult *y = &rc->r[j];
-      if (y->mode == MODE_NONE && y->out == x->out && !strcmp(y->code, x->code) && !strcmp(y->op, x->op) &&
-          !strcmp(y->pass, x->pass)) {
-        x->same_as = 1 + y->variant;
-        x->mode = MODE_NONE;
-        set(x->pattern, sizeof x->pattern, "-");
-        break;
-      }
-    }
-  }
-}
-
 void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *o, RealTimes *tm) {
   RealTimes local = {0};
   if (!tm) tm = &local;
@@ -473,7 +453,7 @@ void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *
   probe_round(t, cs, ref, nj, o, tm);
   for (int i = 0; i < n; i++) {
     RealCase *rc = cases + i;
-    same_as_unsplit(rc);
+    orc_same_as_unsplit(rc->r, rc->n);
     for (int v = 0; v < rc->n; v++) {
       rc->finding |= orc_is_finding(rc->r[v].out);
       rc->toolerr |= rc->r[v].out == OUT_TOOLERR;
