@@ -1176,6 +1176,25 @@ static void carried(E *e, const Body *b, Carry *k, Loc loc) {
   }
 }
 
+/* Index scalars first assigned inside a region do not reach past it (a region
+ * scopes its values; the carried ones leave as its results): each scalar not
+ * in k takes the value it had before the region again (none, when it had none),
+ * so that a later copy of the region (the lane-1 replay) does not carry it. */
+static const char **scalars_before(E *e) {
+  const char **b = ir_alloc(e->c->A, ((size_t)e->k->nvars + 1) * sizeof *b);
+  memcpy(b, e->cur, (size_t)e->k->nvars * sizeof *b);
+  return b;
+}
+
+static void scalars_scope(E *e, const char **before, const Carry *k) {
+  for (int v = 0; v < e->k->nvars; v++) {
+    if (e->k->vars[v]->kind != VK_SCALAR) continue;
+    int j = 0;
+    while (k && j < k->n && k->v[j]->id != v) j++;
+    if (!k || j == k->n) e->cur[v] = before[v];
+  }
+}
+
 /* "index, index" for n carried values */
 static const char *idx_types(E *e, int n) {
   char *t = ir_alloc(e->c->A, (size_t)n * 7 + 1);
@@ -1442,7 +1461,7 @@ static void body(E *e, const Body *b) {
       if (iv->step <= 0) unsupported(e, s->loc, -1, "a loop with a negative step");
       Carry k = {0};
       carried(e, &s->body, &k, s->loc);
-      const char *rb = NULL, *r = result_of(e, &k, &rb);
+      const char *rb = NULL, *r = result_of(e, &k, &rb), **sc = scalars_before(e);
       char args[1024] = "";
       for (int j = 0; j < k.n; j++) {           /* iter_args(%a = init, ...) */
         const char *a = fresh(e, k.v[j]->name);
@@ -1461,6 +1480,7 @@ static void body(E *e, const Body *b) {
       yield(e, &k);
       e->ind--;
       line(e, "}");
+      scalars_scope(e, sc, &k);
       if (k.n) rebind(e, &k, rb);
       break;
     }
@@ -1482,6 +1502,7 @@ static void body(E *e, const Body *b) {
       yield(e, &k);
       e->ind--;
       for (int j = 0; j < k.n; j++) e->cur[k.v[j]->id] = was[j];
+      scalars_scope(e, before, &k);
       if (s->other.n || k.n) {
         line(e, "} else {");
         e->ind++;
@@ -1490,6 +1511,7 @@ static void body(E *e, const Body *b) {
         e->ind--;
       }
       line(e, "}");
+      scalars_scope(e, before, &k);
       if (k.n) rebind(e, &k, rb);
       for (int v = 0; v < e->k->nvars; v++)   /* a tile value made inside a branch (a view) does not reach past it */
         if (e->k->vars[v]->kind == VK_TILE && e->cur[v] != before[v] && e->cur[v] != e->buf[v]) e->cur[v] = NULL;
@@ -1510,10 +1532,12 @@ static void body(E *e, const Body *b) {
         ty = ir_alloc(e->c->A, sizeof *ty * ((size_t)e->k->nvars + 1));
         for (int v = 0; v < e->k->nvars; v++) ty[v] = local[v] ? e->pend[v] : NULL;
       }
+      const char **sc = scalars_before(e);
       e->ind++;
       body(e, &s->body);
       e->ind--;
       line(e, "} else {");
+      scalars_scope(e, sc, NULL);
       memcpy(e->q, q, sizeof q), memcpy(e->nq, nq, sizeof nq), memcpy(e->npop, np, sizeof np);
       for (int v = 0; branch_local && v < e->k->nvars; v++)
         if (ty[v]) e->cur[v] = e->buf[v] = NULL, e->pend[v] = ty[v];
@@ -1521,6 +1545,7 @@ static void body(E *e, const Body *b) {
       body(e, &s->other);
       e->ind--;
       line(e, "}");
+      scalars_scope(e, sc, NULL);
       for (int v = 0; branch_local && v < e->k->nvars; v++)
         if (ty[v]) e->cur[v] = e->buf[v] = NULL, e->pend[v] = NULL;
       break;
