@@ -1573,13 +1573,15 @@ static const Stmt *def_match(const Body *b, const Var *v, int op, int kind) {
   return r;
 }
 
-/* The columns of the buffer a pushed tile windows: ptoas types a subview with its
- * parent's shape (RF-10, F-2), and pto-isa writes a split C2V entry at that type's
- * columns (TPush_gm: gmStrideR = TileProd::Cols, pto/cpu/TPush.hpp) */
+/* The columns of the type ptoas gives a pushed window, at which pto-isa writes a
+ * split C2V entry (TPush_gm: gmStrideR = TileProd::Cols; TPush_c2v and a5's
+ * pushAcc2VecFiFo: TileProd::Cols, pto/cpu/TPush.hpp, npu/a5/TPush.hpp): ptoas
+ * types a window shorter than its parent with the parent's shape (RF-10, F-2)
+ * and a window as tall as its parent with its own (F-18) */
 static int window_cols(const Body *top, const Var *t) {
   for (int k = 0; k < 16; k++) {
     const Stmt *s = def_match(top, t, -1, K_SLICE);
-    if (!s || avar(s->rhs.call, 0) == t) break;
+    if (!s || avar(s->rhs.call, 0) == t || t->R == avar(s->rhs.call, 0)->R) break;
     t = avar(s->rhs.call, 0);
   }
   return t->C;
