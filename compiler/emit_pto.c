@@ -467,8 +467,8 @@ static const char *narrowed(E *e, const Var *v, const char *vr, const char *vc, 
 
 /* The cube's mat tile a V2C entry of the vector tile t joins into, padded ([Rp, Cp]), and
  * the columns W of the vector tile pto-isa expects to be pushed into it: the producer's
- * tile shape is the entry's layout (real-findings.md, the split classes of issue 10's
- * fifth session). pto-isa's V2C slot is the producer's tile ([R, Cols], twice the rows or
+ * tile shape is the entry's layout (real-findings.md, the split classes).
+ * pto-isa's V2C slot is the producer's tile ([R, Cols], twice the rows or
  * columns of a half), written at the producer's column pitch and read at the mat tile's
  * (TPush_v2c, popTileFromMatFiFo; on a3 TPush_gm, popTileFromGMFiFo). */
 static int v2c_width(const Var *t, int code, int *Rp, int *Cp) {
