@@ -458,7 +458,7 @@ static int dbcmd(int argc, char **argv) {
   else if (!strcmp(sub, "show")) rc = db_cmd_show(d, id, stdout);
   else if (!strcmp(sub, "export")) rc = db_cmd_export(d, id, stdout);
   else if (!strcmp(sub, "merge")) rc = db_merge_cmd(d, args + 1, n - 1);
-  else if (db_set_status(d, id, args[2], err, sizeof err)) {
+  else if (db_set_status(d, id, args[2], NULL, err, sizeof err)) {
     printf("finding %lld: status %s\n", (long long)id, args[2]);
     rc = 0;
   } else {

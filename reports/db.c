@@ -53,8 +53,18 @@
  *     valid INTEGER,            -- valid kernels of the campaign
  *     unsupported INTEGER,      -- of them, how many this variant skipped (an unsupported diagnostic)
  *     PRIMARY KEY(campaign, variant));
+ *   ALTER TABLE finding ADD COLUMN cluster TEXT;   -- v4: the cluster key (rep_cluster_key), NULL: not computed
+ *   CREATE TABLE status_change(         -- v4: every status a finding was given, oldest first
+ *     id INTEGER PRIMARY KEY,
+ *     finding INTEGER NOT NULL REFERENCES finding(id),
+ *     status TEXT NOT NULL,     -- new, triaged, fixed, wontfix
+ *     toolchain TEXT,           -- fixed: the build it no longer reproduces on (db recheck); NULL: not said
+ *     who TEXT,                 -- $USER, or the command that set it ("db recheck")
+ *     at TEXT,                  -- ISO-8601 UTC
+ *     evidence TEXT);           -- one line: the replay's outcome
+ *   CREATE INDEX status_change_finding ON status_change(finding);
  *   PRAGMA application_id = 1347702598;   -- 0x50544F46, 'PTOF'
- *   PRAGMA user_version = 3;
+ *   PRAGMA user_version = 4;
  *
  * Version 1 had neither campaign.uid nor sighting. Opening a version 1 file
  * upgrades it (upgrade[1]): each campaign gets the uid
@@ -64,7 +74,8 @@
  * and the hits they miss (test cases are capped) go to the finding's first
  * campaign. A new campaign's uid is 32 hex digits from /dev/urandom.
  * Version 3 added campaign_variant and testcase.kernel_index (NULL in the
- * test cases of an upgraded file).
+ * test cases of an upgraded file). Version 4 added finding.cluster and
+ * status_change (empty for the statuses an upgraded file already held).
  *
  * Merging (db_merge) goes by identity: a campaign whose uid the target
  * already holds is skipped with its sightings, hits and test cases, so the
@@ -148,6 +159,11 @@ static const char *const upgrade[DB_SCHEMA_VERSION] = {
     " valid INTEGER, unsupported INTEGER, PRIMARY KEY(campaign, variant));"
     /* and the campaign kernel index of a test case, for merges (see the header comment) */
     "ALTER TABLE testcase ADD COLUMN kernel_index INTEGER;",
+    /* 3 -> 4: clusters and the history of statuses */
+    "ALTER TABLE finding ADD COLUMN cluster TEXT;"
+    "CREATE TABLE status_change(id INTEGER PRIMARY KEY, finding INTEGER NOT NULL REFERENCES finding(id),"
+    " status TEXT NOT NULL, toolchain TEXT, who TEXT, at TEXT, evidence TEXT);"
+    "CREATE INDEX status_change_finding ON status_change(finding);",
 };
 
 /* Add a test case unless its finding (?1) already has ?9 of them. */
@@ -579,7 +595,7 @@ bool db_record_batch(Db *d, int64_t campaign, DbRecord *r, int n, char *err, siz
 
 /* ---- status, reduction, regression kernels -------------------------------------- */
 
-bool db_set_status(Db *d, int64_t id, const char *status, char *err, size_t errn) {
+bool db_set_status(Db *d, int64_t id, const char *status, const DbStatusNote *note, char *err, size_t errn) {
   static const char what[] = "setting a status";
   static const char *const valid[] = {"new", "triaged", "fixed", "wontfix"};
   bool ok = false;
@@ -589,12 +605,37 @@ bool db_set_status(Db *d, int64_t id, const char *status, char *err, size_t errn
     give(d, err, errn);
     return false;
   }
+  const char *who = note && note->who ? note->who : getenv("USER") ? getenv("USER") : getenv("LOGNAME");
   if (!tx_begin(d, what)) {
     give(d, err, errn);
     return false;
   }
   sqlite3_stmt *s = prep(d, "UPDATE finding SET status = ?2 WHERE id = ?1");
   ok = s && bind_int(d, s, 1, id) && bind_text(d, s, 2, status) && done(d, s, what);
+  if (ok && sqlite3_changes(d->h) != 1) {
+    fail(d, "no finding %" PRId64, id);
+    ok = false;
+  }
+  fin(&s);
+  ok = ok && (s = prep(d, "INSERT INTO status_change(finding, status, toolchain, who, at, evidence)"
+                          " VALUES(?1, ?2, ?3, ?4, " NOW ", ?5)")) &&
+       bind_int(d, s, 1, id) && bind_text(d, s, 2, status) && bind_text(d, s, 3, note ? note->toolchain : NULL) &&
+       bind_text(d, s, 4, who && *who ? who : "unknown") && bind_text(d, s, 5, note ? note->evidence : NULL) &&
+       done(d, s, what);
+  fin(&s);
+  ok = tx_end(d, ok, what);
+  if (!ok) give(d, err, errn);
+  return ok;
+}
+
+bool db_set_cluster(Db *d, int64_t id, const char *cluster, char *err, size_t errn) {
+  static const char what[] = "storing a cluster";
+  if (!tx_begin(d, what)) {
+    give(d, err, errn);
+    return false;
+  }
+  sqlite3_stmt *s = prep(d, "UPDATE finding SET cluster = ?2 WHERE id = ?1");
+  bool ok = s && bind_int(d, s, 1, id) && bind_text(d, s, 2, cluster) && done(d, s, what);
   if (ok && sqlite3_changes(d->h) != 1) {
     fail(d, "no finding %" PRId64, id);
     ok = false;
@@ -866,21 +907,43 @@ static bool merge_testcases(Db *d, Db *o, const CampMaps *m, int64_t from, int64
   return ok;
 }
 
+/* o's status changes of finding `from` that d's finding `to` does not hold
+ * (the same status, time and setter), appended. */
+static bool merge_statuses(Db *d, Db *o, int64_t from, int64_t to) {
+  sqlite3_stmt *q = prep(o, "SELECT status, toolchain, who, at, evidence FROM status_change WHERE finding = ?1"
+                            " ORDER BY id");
+  sqlite3_stmt *s = q ? prep(d, "INSERT INTO status_change(finding, status, toolchain, who, at, evidence)"
+                                " SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE NOT EXISTS (SELECT 1 FROM status_change"
+                                "  WHERE finding = ?1 AND status = ?2 AND who IS ?4 AND at IS ?5)")
+                      : NULL;
+  int rc = s && bind_int(o, q, 1, from) ? SQLITE_ROW : 0;
+  bool ok = rc;
+  while (ok && (rc = step(o, q, "reading status changes")) == SQLITE_ROW) {
+    ok = bind_int(d, s, 1, to);
+    for (int k = 0; k < 5 && ok; k++) ok = bind_col(d, s, 2 + k, q, k);
+    ok = ok && done(d, s, "copying a status change");
+    rewind_stmt(s);
+  }
+  fin(&s);
+  fin(&q);
+  return ok && rc == SQLITE_DONE;
+}
+
 /* The merge proper, inside d's write and o's read transaction. */
 static bool merge_rows(Db *d, Db *o, DbMergeStats *st) {
   CampMaps m = {0};
   sqlite3_stmt *q = NULL, *s = NULL, *u = NULL;
   bool ok = merge_campaigns(d, o, &m, st) && merge_campaign_variants(d, o, &m) &&
        (q = prep(o, "SELECT id, signature, kind, mode, code, op, pass, pattern, summary, first_seen, last_seen,"
-                    " coalesce(hits, 0), coalesce(status, 'new'), first_bad_pass FROM finding ORDER BY id")) &&
+                    " coalesce(hits, 0), coalesce(status, 'new'), first_bad_pass, cluster FROM finding ORDER BY id")) &&
        (s = prep(d, "INSERT INTO finding(signature, kind, mode, code, op, pass, pattern, summary, first_seen,"
-                    " last_seen, hits, status, first_bad_pass)"
-                    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")) &&
+                    " last_seen, hits, status, first_bad_pass, cluster)"
+                    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")) &&
        (u = prep(d, "UPDATE finding SET hits = coalesce(hits, 0) + ?2,"
                     " first_seen = CASE WHEN first_seen IS NULL OR ?3 < first_seen THEN ?3 ELSE first_seen END,"
                     " last_seen = CASE WHEN last_seen IS NULL OR ?4 > last_seen THEN ?4 ELSE last_seen END,"
-                    " summary = coalesce(summary, ?5), first_bad_pass = coalesce(first_bad_pass, ?6)"
-                    " WHERE id = ?1"));
+                    " summary = coalesce(summary, ?5), first_bad_pass = coalesce(first_bad_pass, ?6),"
+                    " cluster = coalesce(cluster, ?7) WHERE id = ?1"));
   int rc = ok ? SQLITE_ROW : 0;
   while (ok && (rc = step(o, q, "reading findings")) == SQLITE_ROW) {
     int64_t from = col_int(q, 0), to = find_signature(d, col_dash(q, 1)), add = 0;
@@ -888,19 +951,21 @@ static bool merge_rows(Db *d, Db *o, DbMergeStats *st) {
     ok = to >= 0 && merge_hits(o, &m, from, col_int(q, 11), &add, &nsight);
     if (!ok || (!add && nsight)) continue;      /* every hit from campaigns d holds: nothing new */
     if (to == 0) {
-      for (int c = 1; c < 14 && ok; c++) ok = c == 11 ? bind_int(d, s, c, add) : bind_col(d, s, c, q, c);
+      for (int c = 1; c < 15 && ok; c++) ok = c == 11 ? bind_int(d, s, c, add) : bind_col(d, s, c, q, c);
       ok = ok && done(d, s, "adding a finding");
       to = sqlite3_last_insert_rowid(d->h);
       rewind_stmt(s);
       if (st) st->findings_new++;
     } else {
       ok = bind_int(d, u, 1, to) && bind_int(d, u, 2, add) && bind_col(d, u, 3, q, 9) && bind_col(d, u, 4, q, 10) &&
-           bind_col(d, u, 5, q, 8) && bind_col(d, u, 6, q, 13) && done(d, u, "updating a finding");
+           bind_col(d, u, 5, q, 8) && bind_col(d, u, 6, q, 13) && bind_col(d, u, 7, q, 14) &&
+           done(d, u, "updating a finding");
       if (ok && sqlite3_changes(d->h) != 1) bug("finding %" PRId64 " vanished inside a transaction", to);
       rewind_stmt(u);
     }
     if (st) st->hits += add;
-    ok = ok && merge_sightings(d, o, &m, from, to) && merge_testcases(d, o, &m, from, to, q);
+    ok = ok && merge_sightings(d, o, &m, from, to) && merge_testcases(d, o, &m, from, to, q) &&
+         merge_statuses(d, o, from, to);
   }
   ok = ok && rc == SQLITE_DONE;
   fin(&q);
@@ -1006,21 +1071,37 @@ int db_cmd_list(Db *d, FILE *out) {
 int db_cmd_show(Db *d, int64_t id, FILE *out) {
   static const char *const field[] = {"signature", "kind",       "mode",      "code",  "op",   "pass",
                                       "pattern",   "first_bad_pass", "status", "hits", "first_seen", "last_seen",
-                                      "summary"};
+                                      "summary",   "cluster"};
   if (!rd_begin(d)) return 1;
   sqlite3_stmt *s = prep(d, "SELECT signature, kind, mode, code, op, pass, pattern, first_bad_pass, status, hits,"
-                            " first_seen, last_seen, summary FROM finding WHERE id = ?1");
+                            " first_seen, last_seen, summary, cluster FROM finding WHERE id = ?1");
   int rc = s && bind_int(d, s, 1, id) ? step(d, s, "reading a finding") : 0;
   bool ok = rc == SQLITE_ROW;
   if (rc == SQLITE_DONE) fail(d, "no finding %" PRId64, id);
   if (ok) {
     fprintf(out, "finding %" PRId64 "\n", id);
-    for (int c = 0; c < 13; c++) {
+    for (int c = 0; c < 14; c++) {
       fprintf(out, "%-15s ", field[c]);
       put_line(out, col_dash(s, c));
       fputc('\n', out);
     }
   }
+  fin(&s);
+  /* who set each status, when, and on which toolchain */
+  ok = ok && (s = prep(d, "SELECT at, status, who, toolchain, evidence FROM status_change WHERE finding = ?1"
+                          " ORDER BY id")) && bind_int(d, s, 1, id);
+  while (ok && (rc = step(d, s, "reading statuses")) == SQLITE_ROW) {
+    fprintf(out, "status_change   ");
+    put_line(out, col_dash(s, 0));
+    fputc(' ', out);
+    put_line(out, col_dash(s, 1));
+    fputs(" by ", out);
+    put_line(out, col_dash(s, 2));
+    if (col_text(s, 3)) fputs(" on ", out), put_line(out, col_text(s, 3));
+    if (col_text(s, 4)) fputs(": ", out), put_line(out, col_text(s, 4));
+    fputc('\n', out);
+  }
+  ok = ok && rc == SQLITE_DONE;
   fin(&s);
   /* every campaign that saw it: its sightings, and campaigns of test cases */
   static const char camps[] =
@@ -1203,7 +1284,7 @@ static char *dup_or_null(sqlite3_stmt *s, int c) { return col_text(s, c) ? dup_c
 void db_info_free(DbInfo *f) {
   char **str[] = {&f->signature, &f->kind,   &f->mode,     &f->code,     &f->op,     &f->pass,    &f->pattern,
                   &f->summary,   &f->status, &f->first_seen, &f->last_seen, &f->first_bad_pass, &f->kernel,
-                  &f->reduced,   &f->variant, &f->flags};
+                  &f->reduced,   &f->variant, &f->flags,   &f->cluster, &f->fixed_in, &f->history};
   for (size_t i = 0; i < sizeof str / sizeof *str; i++) free(*str[i]);
   free(f->campaigns);
   memset(f, 0, sizeof *f);
@@ -1217,7 +1298,9 @@ bool db_info(Db *d, int64_t id, DbInfo *f, char *err, size_t errn) {
   }
   sqlite3_stmt *s = prep(d, "SELECT f.signature, f.kind, f.mode, f.code, f.op, f.pass, f.pattern, f.summary,"
                             " f.status, f.first_seen, f.last_seen, f.first_bad_pass, t.kernel, t.reduced, t.variant,"
-                            " t.flags, coalesce(f.hits, 0), t.seed, t.id IS NOT NULL FROM finding f"
+                            " t.flags, f.cluster, (SELECT toolchain FROM status_change WHERE finding = f.id"
+                            "  AND status = 'fixed' AND f.status = 'fixed' ORDER BY id DESC LIMIT 1),"
+                            " coalesce(f.hits, 0), t.seed, t.id IS NOT NULL FROM finding f"
                             " LEFT JOIN testcase t ON t.id = (SELECT min(id) FROM testcase WHERE finding = f.id)"
                             " WHERE f.id = ?1");
   int rc = s && bind_int(d, s, 1, id) ? step(d, s, "reading a finding") : 0;
@@ -1226,13 +1309,20 @@ bool db_info(Db *d, int64_t id, DbInfo *f, char *err, size_t errn) {
   if (ok) {
     char **str[] = {&f->signature, &f->kind,   &f->mode,     &f->code,     &f->op,     &f->pass,    &f->pattern,
                     &f->summary,   &f->status, &f->first_seen, &f->last_seen, &f->first_bad_pass, &f->kernel,
-                    &f->reduced,   &f->variant, &f->flags};
-    for (int c = 0; c < 16; c++) *str[c] = dup_or_null(s, c);
+                    &f->reduced,   &f->variant, &f->flags,   &f->cluster, &f->fixed_in};
+    for (int c = 0; c < 18; c++) *str[c] = dup_or_null(s, c);
     f->id = id;
-    f->hits = col_int(s, 16);
-    f->seed = to_u64(col_int(s, 17));
-    f->has_case = col_int(s, 18) != 0;
+    f->hits = col_int(s, 18);
+    f->seed = to_u64(col_int(s, 19));
+    f->has_case = col_int(s, 20) != 0;
   }
+  fin(&s);
+  ok = ok && (s = prep(d, "SELECT group_concat(printf('%s %s by %s%s%s%s', coalesce(at, '-'), status,"
+                          " coalesce(who, 'unknown'), iif(toolchain IS NULL, '', ' on ' || toolchain),"
+                          " iif(evidence IS NULL, '', ': '), coalesce(evidence, '')), char(10))"
+                          " FROM (SELECT * FROM status_change WHERE finding = ?1 ORDER BY id)")) &&
+       bind_int(d, s, 1, id) && step(d, s, "reading statuses") == SQLITE_ROW;
+  if (ok) f->history = dup_or_null(s, 0);
   fin(&s);
   ok = ok && (s = prep(d, "SELECT DISTINCT campaign FROM testcase WHERE finding = ?1 AND campaign IS NOT NULL"
                           " ORDER BY campaign")) && bind_int(d, s, 1, id);
@@ -1255,7 +1345,7 @@ bool db_info(Db *d, int64_t id, DbInfo *f, char *err, size_t errn) {
 int db_finding_rows(Db *d, DbFindingRow **out) {
   *out = NULL;
   sqlite3_stmt *s = prep(d, "SELECT f.id, coalesce(f.hits, 0), coalesce(f.status, 'new'), f.kind, f.signature,"
-                            " f.summary, (SELECT min(campaign) FROM testcase WHERE finding = f.id)"
+                            " f.summary, (SELECT min(campaign) FROM testcase WHERE finding = f.id), f.cluster"
                             " FROM finding f ORDER BY f.id");
   int n = 0, rc = s ? SQLITE_ROW : 0;
   while (s && (rc = step(d, s, "listing findings")) == SQLITE_ROW) {
@@ -1266,6 +1356,7 @@ int db_finding_rows(Db *d, DbFindingRow **out) {
     r->id = col_int(s, 0), r->hits = col_int(s, 1);
     r->status = dup_col(s, 2), r->kind = dup_col(s, 3), r->signature = dup_col(s, 4), r->summary = dup_col(s, 5);
     r->first_campaign = sqlite3_column_type(s, 6) == SQLITE_NULL ? 0 : col_int(s, 6);
+    r->cluster = dup_or_null(s, 7);
   }
   fin(&s);
   if (rc == SQLITE_DONE) return n;
@@ -1275,7 +1366,8 @@ int db_finding_rows(Db *d, DbFindingRow **out) {
 }
 
 void db_finding_rows_free(DbFindingRow *r, int n) {
-  for (int i = 0; i < n; i++) free(r[i].status), free(r[i].kind), free(r[i].signature), free(r[i].summary);
+  for (int i = 0; i < n; i++)
+    free(r[i].status), free(r[i].kind), free(r[i].signature), free(r[i].summary), free(r[i].cluster);
   free(r);
 }
 

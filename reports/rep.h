@@ -24,7 +24,7 @@
  * pattern, so seeds >= 2^63 read back negative in the sqlite3 shell). */
 
 enum {
-  DB_SCHEMA_VERSION = 3,                        /* PRAGMA user_version */
+  DB_SCHEMA_VERSION = 4,                        /* PRAGMA user_version */
   DB_TESTCASE_CAP = 3,                          /* test cases kept per finding */
 };
 
@@ -81,8 +81,17 @@ typedef struct {
 } DbRecord;
 bool db_record_batch(Db *d, int64_t campaign, DbRecord *r, int n, char *err, size_t errn);
 
-/* Status: new, triaged, fixed or wontfix. False on an unknown id or status. */
-bool db_set_status(Db *d, int64_t id, const char *status, char *err, size_t errn);
+/* Status: new, triaged, fixed or wontfix, recorded with who set it, when, and
+ * (note, may be NULL) the toolchain and the evidence in status_change. who
+ * NULL: $USER. False on an unknown id or status. */
+typedef struct {
+  const char *who;                              /* NULL: $USER (or $LOGNAME) */
+  const char *toolchain;                        /* fixed: the build it no longer reproduces on; NULL: none */
+  const char *evidence;                         /* one line; NULL: none */
+} DbStatusNote;
+bool db_set_status(Db *d, int64_t id, const char *status, const DbStatusNote *note, char *err, size_t errn);
+/* The finding's cluster key (rep_cluster_key). False on an unknown id. */
+bool db_set_cluster(Db *d, int64_t id, const char *cluster, char *err, size_t errn);
 /* Store the reduced kernel on the finding's first test case (the one
  * `ptofuzz reduce --finding=ID` works on). False on an unknown id. */
 bool db_set_reduced(Db *d, int64_t id, const char *reduced, char *err, size_t errn);
@@ -156,6 +165,9 @@ typedef struct {
       *first_bad_pass;
   bool has_case;                                /* the first test case: */
   char *kernel, *reduced, *variant, *flags;
+  char *cluster;                                /* NULL: not computed */
+  char *fixed_in;                               /* status fixed: the toolchain of its last fixed status_change */
+  char *history;                                /* status_change lines "AT STATUS by WHO[ on TC][: EVIDENCE]" */
   uint64_t seed;
   int64_t *campaigns;
   int ncampaigns;
@@ -166,6 +178,7 @@ void db_info_free(DbInfo *f);
 typedef struct {
   int64_t id, hits, first_campaign;             /* first_campaign: of its first test case, 0 none */
   char *status, *kind, *signature, *summary;
+  char *cluster;                                /* NULL: not computed */
 } DbFindingRow;
 int db_finding_rows(Db *d, DbFindingRow **out);
 void db_finding_rows_free(DbFindingRow *r, int n);

@@ -143,7 +143,7 @@ INSERT INTO testcase(finding, campaign, kernel) VALUES (1, 1, 'kernel a() {}'), 
 PRAGMA application_id = 1347702598; PRAGMA user_version = 1;"
 cp "$T/v1.db" "$T/v1copy.db"
 "$F" db stats --db="$T/v1.db" > /dev/null
-[ "$(q "$T/v1.db" 'pragma user_version')" = 3 ] && [ "$(q "$T/v1.db" 'select sum(hits) from sighting')" = 7 ] &&
+[ "$(q "$T/v1.db" 'pragma user_version')" = 4 ] && [ "$(q "$T/v1.db" 'select sum(hits) from sighting')" = 7 ] &&
   [ "$(q "$T/v1.db" 'select count(distinct uid) from campaign')" = 2 ]
 ok $? "dbcli-6.1 a version 1 file is upgraded: uids, sightings that hold all 7 hits"
 "$F" db merge "$T/v1copy.db" --db="$T/v1.db" > /dev/null 2> "$T/err"

@@ -322,23 +322,39 @@ int main(void) {
   free(out);
 
   /* ---- 6. status, fixed kernels ---------------------------------------------------------- */
-  tap_ok(&t, db_set_status(a, id1, "fixed", err, sizeof err) && db_set_status(a, id2, "triaged", err, sizeof err),
+  tap_ok(&t, db_set_status(a, id1, "fixed", NULL, err, sizeof err) && db_set_status(a, id2, "triaged", NULL, err, sizeof err),
          "db-6.1", "set statuses");
-  tap_ok(&t, !db_set_status(a, id1, "done", err, sizeof err) && strstr(err, "unknown status"), "db-6.2",
+  tap_ok(&t, !db_set_status(a, id1, "done", NULL, err, sizeof err) && strstr(err, "unknown status"), "db-6.2",
          "an unknown status is refused: %s", err);
-  tap_ok(&t, !db_set_status(a, 777, "fixed", err, sizeof err) && strstr(err, "no finding 777"), "db-6.3",
+  tap_ok(&t, !db_set_status(a, 777, "fixed", NULL, err, sizeof err) && strstr(err, "no finding 777"), "db-6.3",
          "an unknown id is refused: %s", err);
   FixedSeen fs = {0};
   int nfixed = db_fixed_testcases(a, on_fixed, &fs);
   tap_ok(&t, nfixed == 1 && fs.n == 1 && fs.finding == id1 && !strcmp(fs.text, "kernel small() {}\n"), "db-6.4",
          "the fixed finding's reduced kernel comes back (%d calls)", nfixed);
-  db_set_status(a, id3, "fixed", err, sizeof err);
+  db_set_status(a, id3, "fixed", NULL, err, sizeof err);
   fs = (FixedSeen){0};
   nfixed = db_fixed_testcases(a, on_fixed, &fs);
   tap_ok(&t, nfixed == 2 && fs.finding == id3 && !strcmp(fs.text, "kernel big() {}"), "db-6.5",
          "without a reduced kernel, the first one");
   out = capture(a, 'l', 0, &rc);
   tap_ok(&t, strstr(out, "fixed") && strstr(out, "triaged"), "db-6.6", "list shows the statuses");
+  free(out);
+  DbStatusNote note = {.who = "db recheck", .toolchain = "ptoas-v9", .evidence = "does not reproduce: clean"};
+  tap_ok(&t, db_set_status(a, id2, "fixed", &note, err, sizeof err) && db_set_cluster(a, id2, "k1", err, sizeof err) &&
+                 !db_set_cluster(a, 777, "k1", err, sizeof err),
+         "db-6.7", "a status with its setter and toolchain; a cluster key; an unknown id refused");
+  DbInfo inf;
+  tap_ok(&t, db_info(a, id2, &inf, err, sizeof err) && inf.cluster && !strcmp(inf.cluster, "k1") && inf.fixed_in &&
+                 !strcmp(inf.fixed_in, "ptoas-v9") && inf.history && strstr(inf.history, " triaged by ") &&
+                 strstr(inf.history, " fixed by db recheck on ptoas-v9: does not reproduce: clean"),
+         "db-6.8", "db_info carries the cluster, the fixing toolchain and the status history: %s",
+         inf.history ? inf.history : "(none)");
+  db_info_free(&inf);
+  out = capture(a, 's', id2, &rc);
+  tap_ok(&t, rc == 0 && strstr(out, "\ncluster         k1\n") && strstr(out, "status_change   ") &&
+                 strstr(out, " fixed by db recheck on ptoas-v9: does not reproduce"),
+         "db-6.9", "show prints the cluster and every status change");
   free(out);
 
   /* ---- 7. merge ----------------------------------------------------------------------------- */
@@ -376,6 +392,14 @@ int main(void) {
   err[0] = 0;
   tap_ok(&t, db_check(a, err, sizeof err), "db-7.10", "integrity and foreign keys ok after merge %s", err);
   db_close(b);
+  /* a's statuses and cluster into a fresh file, twice: copied once */
+  Db *c = db_open(path("status.db"), err, sizeof err);
+  bool twice = c && db_merge(c, path("a.db"), NULL, err, sizeof err) >= 0 && db_merge(c, path("a.db"), NULL, err, sizeof err) >= 0;
+  out = c ? capture(c, 's', id2, &rc) : NULL;
+  tap_ok(&t, twice && out && strstr(out, "\ncluster         k1\n") && count(out, "status_change   ") == 2,
+         "db-7.11", "a merge carries the cluster and the status history, once");
+  free(out);
+  db_close(c);
 
   /* ---- 8. reopen ------------------------------------------------------------------------------- */
   char *before = capture(a, 'l', 0, &rc);
