@@ -470,6 +470,14 @@ int fz_bench_defects(const FzRunOpts *o);
  * [--limit=S]`: the arguments after `scale`; -1 on a bad argument, else the exit status. */
 int fz_bench_scale(int argc, char **argv);
 
+/* ---- bisect.c: a real back end's finding across toolchain builds ------------------ */
+
+/* `ptofuzz bisect ID|FILE --toolchains=A,B,...` and `ptofuzz db recheck
+ * --toolchain=X` (the arguments after the command): the exit status, or -1
+ * for a usage error (said on stderr; the caller prints the usage). */
+int fz_bisect(int argc, char **argv);
+int fz_recheck(int argc, char **argv);
+
 /* ---- import.c: `ptofuzz import`, engine inputs into findings ---------------------- */
 
 /* The kernel text fuzz/target.c generates from an engine input (default

@@ -55,7 +55,12 @@ static const struct {
     {"db", "ptofuzz db init|list|stats [--db=F]     init: create (or upgrade) the file\n"
            "ptofuzz db show|export ID [--db=F]\n"
            "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
-           "ptofuzz db merge F... [--db=F]     fold F... into the database (default findings.db)\n"},
+           "ptofuzz db merge F... [--db=F]     fold F... into the database (default findings.db)\n"
+           "ptofuzz db recheck --toolchain=X [--db=F] [--jobs=J]     replay open ptoas or PyPTO findings on\n"
+           "                build X; those that no longer reproduce are marked fixed in X\n"},
+    {"bisect", "ptofuzz bisect ID|FILE --toolchains=A,B,... [--db=F] [--jobs=J]     a ptoas or PyPTO finding on\n"
+               "                each build, oldest first (PyPTO trees or commits under shared/third_party/pypto,\n"
+               "                ptoas binaries or names under shared/third_party/bin): where it stops or starts\n"},
     {"import", "ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST|all]     engine crash files -> findings\n"},
     {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE] [--pypto=DIR[,DIR...]]     a finding's triage report\n"},
     {"dashboard", "ptofuzz dashboard [--db=F] -o DIR     a static HTML page over the database\n"},
@@ -414,6 +419,10 @@ static int db_merge_cmd(Db *d, const char *const *files, int n) {
 static int dbcmd(int argc, char **argv) {
   const char *path = "findings.db", *args[64];
   int n = 0;
+  if (argc && !strcmp(argv[0], "recheck")) {
+    int rc = fz_recheck(argc - 1, argv + 1);  /* bisect.c */
+    return rc < 0 ? usage_of("db", stderr, 1) : rc;
+  }
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (flag(a, "--db=", &path)) continue;
@@ -423,7 +432,7 @@ static int dbcmd(int argc, char **argv) {
     args[n++] = a;
   }
   if (!n) {
-    fputs("ptofuzz: db: which subcommand? (init, list, show, stats, export, status or merge)\n", stderr);
+    fputs("ptofuzz: db: which subcommand? (init, list, show, stats, export, status, merge or recheck)\n", stderr);
     return usage_of("db", stderr, 1);
   }
   const char *sub = args[0];
@@ -1029,6 +1038,10 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "reduce")) return reduce(argc - 2, argv + 2);
   if (!strcmp(argv[1], "report") || !strcmp(argv[1], "dashboard")) return triage(argv[1][0] == 'd', argc - 2, argv + 2);
   if (!strcmp(argv[1], "import")) return fz_import(argc - 2, argv + 2);   /* import.c */
+  if (!strcmp(argv[1], "bisect")) {
+    int rc = fz_bisect(argc - 2, argv + 2);   /* bisect.c */
+    return rc < 0 ? usage_of("bisect", stderr, 1) : rc;
+  }
   fprintf(stderr, "ptofuzz: unknown command '%s'\n", argv[1]);
   return usage();
 }
