@@ -50,7 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAXJOBS = 64, PY_VBASE = 100 };
+enum { MAXJOBS = 64, PY_VBASE = 100, CHECKPOINT_S = 10 };
 
 typedef struct {
   volatile int64_t cur;                         /* kernel in flight, -1 none */
@@ -404,6 +404,8 @@ typedef struct {
   sigset_t oldmask;                             /* the mask to restore in workers */
   int stop_sig;                                 /* the signal that stopped the run, 0 none */
   char dberr[320];                              /* the first finding not stored: the reason; "" none */
+  int64_t *fresh;                               /* findings new to the database, in commit order */
+  int nfresh, capfresh;
 } Parent;
 
 static void pend_push(Parent *p, Msg m) {
@@ -446,12 +448,20 @@ static bool record(Parent *p, const Msg *m) {
                 fz_full_inputs(p->pol, fz_kernel_seed(p->o->seed, m->index)) ? " --inputs=full" : "");
   DbTestcase t = {m->s[8], NULL, m->s[9], flags,
                   fz_kernel_seed(p->o->seed, m->index), fz_count_stmts(m->s[8]), true, m->index};
-  if (db_record(p->db, p->campaign, &f, &t, &is_new, err, sizeof err) < 0) {
+  int64_t id = db_record(p->db, p->campaign, &f, &t, &is_new, err, sizeof err);
+  if (id < 0) {
     snprintf(p->dberr, sizeof p->dberr, "%s", err);
     return false;
   }
   note_sig(p, m->s[0]);
   p->committed++;
+  if (is_new) {
+    if (p->nfresh == p->capfresh) {
+      p->capfresh = p->capfresh ? 2 * p->capfresh : 16;
+      if (!(p->fresh = realloc(p->fresh, (size_t)p->capfresh * sizeof *p->fresh))) die("out of memory");
+    }
+    p->fresh[p->nfresh++] = id;
+  }
   return true;
 }
 
@@ -579,6 +589,19 @@ static void lost(Parent *p, Shared *sh, int64_t i, const char *kind, const char 
   pend_push(p, m);
   free(text);
   p->crashes++;
+}
+
+/* Kernels checked so far (and of them valid): the model's workers' count, else
+ * the real back end's, else PyPTO's (workers nm.., the real one at nm when nr). */
+static int64_t kernels_done(const Shared *sh, int nm, int nr, int nw, int64_t *valid) {
+  int64_t k = 0, v = 0;
+  for (int w = 0; w < nm; w++) k += sh[w].kernels, v += sh[w].valid;
+  if (!nm && nr) k = v = sh[nm].real_kernels;
+  if (!nm && !nr)
+    for (int w = nr; w < nw; w++) k += sh[w].py_kernels;
+  if (!nm && !nr) v = k;
+  if (valid) *valid = v;
+  return k;
 }
 
 static void status(const Shared *sh, int jobs, double elapsed, int unique, bool final, FILE *f) {
@@ -737,7 +760,7 @@ int fz_run(const FzRunOpts *o) {
   }
   Kid kids[2 * MAXJOBS + 1];
   memset(kids, 0, sizeof kids);
-  double t0 = fz_now(), deadline = t0 + (o->seconds > 0 ? o->seconds : 60), last = t0;
+  double t0 = fz_now(), deadline = t0 + (o->seconds > 0 ? o->seconds : 60), last = t0, checkpoint = t0;
   for (int w = 0; w < nw; w++) spawn(&p, &kids[w], &sh[w], jobs, &spec[w], deadline);
   int live = nw;
   while (live) {
@@ -801,6 +824,11 @@ int fz_run(const FzRunOpts *o) {
       if (kids[w].pid || kids[w].fd >= 0) frontier = frontier < sh[w].next ? frontier : sh[w].next;
     commit_upto(&p, frontier);
     double t = fz_now();
+    if (t - checkpoint >= CHECKPOINT_S && !p.dberr[0]) {   /* a campaign killed outright keeps its count */
+      if (!db_campaign_progress(db, p.campaign, kernels_done(sh, nm, nr, nw, NULL), t - t0))
+        snprintf(p.dberr, sizeof p.dberr, "checkpointing the campaign: %s", db_errmsg(db));
+      checkpoint = t;
+    }
     if (!o->quiet && t - last >= 1.0 && nm) {
       status(sh, nm, t - t0, p.nseen, false, stderr);
       last = t;
@@ -811,21 +839,18 @@ int fz_run(const FzRunOpts *o) {
   }
   commit_upto(&p, INT64_MAX);
   double secs = fz_now() - t0;
-  int64_t k = 0, valid = 0;
-  for (int w = 0; w < nm; w++) k += sh[w].kernels, valid += sh[w].valid;
+  int64_t valid = 0, k = kernels_done(sh, nm, nr, nw, &valid);
   if (!o->quiet && nm) status(sh, nm, secs, p.nseen, true, stderr);
   else if (!o->quiet && npy) status_py(sh, nm + nr, nw, secs, p.nseen, true, stderr);
   char real[400] = "";
   if (nr) {
     const Shared *r = &sh[nm];
-    if (!nm) k = r->real_kernels, valid = r->real_kernels;
     snprintf(real, sizeof real, " real_kernels=%lld real_checks=%lld real_errors=%lld", (long long)r->real_kernels,
              (long long)r->real_checks, (long long)r->real_errors);
   }
   if (npy) {                                    /* PyPTO's checks and its tool errors, apart */
     int64_t pk = 0, pc = 0, pr = 0, pe = 0;
     for (int w = nm + nr; w < nw; w++) pk += sh[w].py_kernels, pc += sh[w].py_checks, pr += sh[w].py_ran, pe += sh[w].py_errors;
-    if (!nm && !nr) k = pk, valid = pk;
     size_t l = strlen(real);
     snprintf(real + l, sizeof real - l, " pypto_kernels=%lld pypto_checks=%lld pypto_runs=%lld pypto_errors=%lld",
              (long long)pk, (long long)pc, (long long)pr, (long long)pe);
@@ -840,14 +865,29 @@ int fz_run(const FzRunOpts *o) {
     if (!db_campaign_variants(db, p.campaign, valid, orc_variants, un, ORC_NVARIANT))
       fprintf(stderr, "ptofuzz: database: %s\n", db_errmsg(db));
   }
+  /* --reduce-new: each new finding's first test case, the budget shared out */
+  char reduced[64] = "";
+  if (o->reduce_new > 0 && o->reduce && p.nfresh && !p.stop_sig && !p.dberr[0]) {
+    double r0 = fz_now();
+    int got = 0, j = 0;
+    for (; j < p.nfresh && !p.stop_sig; j++) {
+      double left = o->reduce_new - (fz_now() - r0);
+      if (left < 1) break;
+      got += o->reduce(o->reduce_ctx, o->db, p.fresh[j], left / (p.nfresh - j)) == 0;
+      struct signalfd_siginfo si;
+      while (read(p.sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+        if (!p.stop_sig) p.stop_sig = (int)si.ssi_signo;
+    }
+    snprintf(reduced, sizeof reduced, " reduced=%d/%d reduce_seconds=%.1f", got, p.nfresh, fz_now() - r0);
+  }
   char stopped[64] = "";
   if (p.dberr[0]) snprintf(stopped, sizeof stopped, " stopped=db-error");
   else if (p.stop_sig) snprintf(stopped, sizeof stopped, " stopped=%s", p.stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
   if (nm) claim_shares(sh, nm);
   /* findings= and unique= count what the database holds, never more */
-  printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f%s seed=%llu%s db=%s\n",
+  printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f%s%s seed=%llu%s db=%s\n",
          (long long)k, k ? (double)valid / k : 0.0, (long long)p.committed, p.nseen, secs, secs > 0 ? k / secs : 0.0, real,
-         (unsigned long long)o->seed, stopped, o->db);
+         reduced, (unsigned long long)o->seed, stopped, o->db);
   fflush(stdout);
   int rc = nr && sh[nm].real_checks && sh[nm].real_errors == sh[nm].real_checks ? 2 : 0;   /* the tools never ran */
   for (int w = nm + nr; w < nw; w++)
@@ -865,6 +905,7 @@ int fz_run(const FzRunOpts *o) {
   munmap(sh, sizeof(Shared) * (size_t)nw);
   for (int i = 0; i < p.nseen; i++) free(p.seen[i]);
   free(p.seen);
+  free(p.fresh);
   for (int i = 0; i < p.np; i++)
     for (int j = 0; j < NSTR; j++) free(p.pend[i].s[j]);
   free(p.pend);

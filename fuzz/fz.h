@@ -363,6 +363,11 @@ typedef struct {
   double pypto_timeout;                         /* seconds per PyPTO program; 0: 30 */
   bool pypto_ab;                                /* --pypto-checks=ab: PyPTO's checks (a) and (b) only, no ptoas */
   int64_t shard_i, shard_n;                     /* --shard=I/N: kernels i with i mod N = I; shard_n 0: all */
+  double reduce_new;                            /* --reduce-new=S: seconds, shared, to reduce the findings new
+                                                   to the database after the run; 0: none */
+  /* reduces finding id of database db within `seconds` and stores it (0 ok) */
+  int (*reduce)(void *ctx, const char *db, int64_t id, double seconds);
+  void *reduce_ctx;
 } FzRunOpts;
 enum { FZ_MODEL = 1, FZ_PTOAS = 2, FZ_PYPTO = 4 };
 enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random schedule 1 in 8 (docs/decisions.md) */

@@ -43,7 +43,9 @@ static const struct {
     {"run", "ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST|all] [--policy=F]\n"
             "                [--random-every=N] [--backend=model|ptoas|both|pypto] [--real-every=N] [--real-batch=N]\n"
             "                [--pypto=DIR] [--pypto-every=N] [--pypto-batch=N] [--pypto-timeout=S] [--pypto-checks=ab|abc]\n"
-            "                [--ptoas=P] [--pto-isa=D] [--quiet] [--shard=I/N]     no --seed: a fresh random seed\n"},
+            "                [--ptoas=P] [--pto-isa=D] [--quiet] [--shard=I/N] [--reduce-new=S]\n"
+            "                no --seed: a fresh random seed; --reduce-new=S: S seconds, after the run, to reduce\n"
+            "                the findings new to the database (their first test cases)\n"},
     {"gen", "ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--bytes-out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]\n"},
     {"bench", "ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST|all]\n"
               "                [--random-every=N] [--backend=model|ptoas|pypto] [--jobs=J] [--real-batch=N]\n"
@@ -66,7 +68,8 @@ static const struct {
     {"dashboard", "ptofuzz dashboard [--db=F] -o DIR     a static HTML page over the database\n"},
     {"reduce", "ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST|all] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
                "                [--backend=model|ptoas|pypto] [--ptoas=P] [--pto-isa=D] [--pypto=DIR] [--jobs=J]\n"
-               "ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas|pypto] [...]\n"},
+               "ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas|pypto] [...]\n"
+               "                [--quiet]     --quiet: no progress or summary on stderr\n"},
 };
 enum { NUSAGE = sizeof usages / sizeof *usages };
 
@@ -181,8 +184,28 @@ static bool kernel_opt(const char *a, FzRunOpts *o) {
   return true;
 }
 
+static int reduce(int argc, char **argv);
+
+/* A campaign's --reduce-new: finding id of database db reduced as `reduce
+ * --finding=ID` does, within `seconds`, quietly, with the campaign's tools. */
+static int reduce_new(void *ctx, const char *db, int64_t id, double seconds) {
+  const FzRunOpts *o = ctx;
+  char a[6][4200];
+  snprintf(a[0], sizeof a[0], "--finding=%lld", (long long)id);
+  snprintf(a[1], sizeof a[1], "--db=%s", db);
+  snprintf(a[2], sizeof a[2], "--time=%.3f", seconds);
+  char *argv[12] = {a[0], a[1], a[2], "-o", "/dev/null", "--quiet"};
+  int n = 6;
+  if (o->ptoas) snprintf(a[3], sizeof a[3], "--ptoas=%s", o->ptoas), argv[n++] = a[3];
+  if (o->pto_isa) snprintf(a[4], sizeof a[4], "--pto-isa=%s", o->pto_isa), argv[n++] = a[4];
+  if (o->pypto) snprintf(a[5], sizeof a[5], "--pypto=%s", o->pypto), argv[n++] = a[5];
+  return reduce(n, argv);
+}
+
 static int run(int argc, char **argv) {
-  FzRunOpts o = {.seconds = 60, .jobs = 1, .db = "findings.db", .bugs_text = getenv("PTOFUZZ_BUGS")};
+  FzRunOpts o = {.seconds = 60, .jobs = 1, .db = "findings.db", .bugs_text = getenv("PTOFUZZ_BUGS"),
+                 .reduce = reduce_new};
+  o.reduce_ctx = &o;
   bool seeded = false;
   for (int i = 0; i < argc; i++) {
     double v;
@@ -194,6 +217,7 @@ static int run(int argc, char **argv) {
       if (!fz_parse_shard(a + 8, &o.shard_i, &o.shard_n)) return bad_arg("run", a, "--shard=I/N takes 0 <= I < N:");
     } else if (flag(a, "--db=", &o.db)) {
     } else if (!strcmp(a, "--quiet")) o.quiet = true;
+    else if (num(a, "--reduce-new=", &v) && v >= 0) o.reduce_new = v;
     else return bad_arg("run", a, NULL);
   }
   if (!seeded) o.seed = fresh_seed();           /* printed on the summary line, kept in the campaign row */
@@ -804,7 +828,7 @@ static const char *sig_backend(const char *sig) {
 static int reduce(int argc, char **argv) {
   const char *file = NULL, *sig = NULL, *out = NULL, *dbpath = "findings.db", *bugs = NULL, *fid = NULL;
   const char *backend = NULL, *ptoas = NULL, *isa = NULL, *pypto = NULL;
-  bool seeded = false, opt_db = false;
+  bool seeded = false, opt_db = false, quiet = false;
   double calls = 0, secs = 0, jobs = 0, pytime = 0;
   FzCheckOpts co = {.sched_seed = 1};           /* as `ptofuzz diff` */
   for (int i = 0; i < argc; i++) {
@@ -819,6 +843,7 @@ static int reduce(int argc, char **argv) {
                flag(a, "--pto-isa=", &isa) || flag(a, "--pypto=", &pypto) ||
                (num(a, "--pypto-timeout=", &pytime) && pytime > 0)) {
     } else if (flag(a, "--db=", &dbpath)) opt_db = true;
+    else if (!strcmp(a, "--quiet")) quiet = true;
     else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (num(a, "--max-calls=", &calls) || num(a, "--time=", &secs) || (num(a, "--jobs=", &jobs) && jobs >= 1)) {
     } else if (a[0] == '-') return bad_arg("reduce", a, NULL);
@@ -899,7 +924,8 @@ static int reduce(int argc, char **argv) {
       rc = 2;
       goto done;
     }
-    if (use_py)
+    if (quiet) {
+    } else if (use_py)
       fprintf(stderr, "reduce: the PyPTO back end (PyPTO %s): every variant once, then the one that shows the signature\n",
               fz_pypto_commit(real));
     else
@@ -942,9 +968,10 @@ static int reduce(int argc, char **argv) {
       if (!strcmp(c0.var[i].sig, sig)) only = c0.var[i].name;
     /* a watchdog far above a check's time: the real tools have limits of their own */
     FzRealTarget tg = {.real = real, .sig = sig, .only = only, .bugs = co.bugs, .input_seed = co.input_seed,
-                       .timeout_s = 120 + 10 * once, .t0 = fz_now()};
-    fprintf(stderr, "reduce: %s gives %s on %s (%.1f s); at most %d checks, %.0f s\n", name, sig, only, once,
-            max_calls, secs > 0 ? secs : (double)FZ_REDUCE_MAX_SECONDS);
+                       .timeout_s = 120 + 10 * once, .quiet = quiet, .t0 = fz_now()};
+    if (!quiet)
+      fprintf(stderr, "reduce: %s gives %s on %s (%.1f s); at most %d checks, %.0f s\n", name, sig, only, once,
+              max_calls, secs > 0 ? secs : (double)FZ_REDUCE_MAX_SECONDS);
     red = fz_reduce_text(text, fz_keep_real_sig, &tg, &(FzReduceLimits){max_calls - 1, secs}, &st);
   } else {
     /* a candidate slower than ten times the original is taken for a hang, unless
@@ -971,9 +998,10 @@ static int reduce(int argc, char **argv) {
     fprintf(stderr, "ptofuzz: reduce: storing the reduced kernel: %s\n", err);
     rc = 2;
   }
-  fprintf(stderr, "reduce: statements %d -> %d, oracle calls %d, signature %s\n", st.stmts_before, st.stmts_after,
-          st.calls + 1, sig);
-  if (st.capped)
+  if (!quiet)
+    fprintf(stderr, "reduce: statements %d -> %d, oracle calls %d, signature %s\n", st.stmts_before, st.stmts_after,
+            st.calls + 1, sig);
+  if (st.capped && !quiet)
     fprintf(stderr, "reduce: stopped by a limit (%d oracle calls, %.0f s): the result may not be minimal\n", max_calls,
             secs > 0 ? secs : (double)FZ_REDUCE_MAX_SECONDS);
   free(red);

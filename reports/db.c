@@ -512,6 +512,16 @@ bool db_campaign_end(Db *d, int64_t id, int64_t kernels, double seconds) {
   return tx_end(d, ok, what);
 }
 
+bool db_campaign_progress(Db *d, int64_t id, int64_t kernels, double seconds) {
+  static const char what[] = "checkpointing a campaign";
+  if (!tx_begin(d, what)) return false;
+  sqlite3_stmt *s = prep(d, "UPDATE campaign SET kernels = ?2, seconds = ?3 WHERE id = ?1 AND ended IS NULL");
+  bool ok = s && bind_int(d, s, 1, id) && bind_int(d, s, 2, kernels) && bind_real(d, s, 3, seconds) &&
+            done(d, s, what);
+  fin(&s);
+  return tx_end(d, ok, what);
+}
+
 /* ---- recording ------------------------------------------------------------------ */
 
 static bool record_valid(Db *d, const DbFinding *f, const DbTestcase *t) {

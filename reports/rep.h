@@ -49,6 +49,9 @@ typedef struct {
 } DbCampaign;
 int64_t db_campaign_begin(Db *d, const DbCampaign *c);  /* campaign id, -1 on error */
 bool db_campaign_end(Db *d, int64_t id, int64_t kernels, double seconds);
+/* A running campaign's kernels and seconds so far (a checkpoint: a campaign
+ * killed outright keeps its last one; ended stays NULL). */
+bool db_campaign_progress(Db *d, int64_t id, int64_t kernels, double seconds);
 
 typedef struct {
   const char *signature;                        /* required; the deduplication key */

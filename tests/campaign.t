@@ -116,6 +116,22 @@ ok $? "campaign-8.3 the two seeds give different kernels"
 "$F" run --count=5 --seed="$s1" --db="$T/a3.db" --quiet > "$T/a3" 2>/dev/null && grep -q " seed=$s1 db=" "$T/a3"
 ok $? "campaign-8.4 the printed seed is accepted by --seed exactly"
 
+# --reduce-new: the new findings' first test cases reduced after the run, the budget shared
+"$F" run --bugs=store-axis-swap --count=400 --jobs=2 --seed=3 --db="$T/rn.db" --quiet --reduce-new=30 > "$T/rn" 2>/dev/null
+got=$(sed -n 's/^summary: .* reduced=\([0-9]*\)\/\([0-9]*\) reduce_seconds=.*/\1 \2/p' "$T/rn")
+fresh=$(sqlite3 "$T/rn.db" 'select count(*) from finding')
+red=$(sqlite3 "$T/rn.db" 'select count(*) from testcase t where t.reduced is not null and t.id = (select min(id) from testcase where finding = t.finding) and length(t.reduced) < length(t.kernel)')
+[ -n "$got" ] && [ "${got#* }" = "$fresh" ] && [ "${got% *}" = "$red" ] && [ "$red" -ge 1 ]
+ok $? "campaign-9.1 --reduce-new: reduced=$got of $fresh new findings, $red first test cases shorter"
+# a campaign killed outright keeps its last checkpoint of kernels (every 10 s)
+"$F" run --time=60 --jobs=1 --seed=4 --db="$T/kill.db" --quiet > /dev/null 2>&1 &
+kp=$!
+sleep 12
+kill -9 $kp; wait $kp 2>/dev/null
+kk=$(sqlite3 "$T/kill.db" 'select coalesce(kernels, 0) || " " || (ended is null) from campaign')
+[ "${kk#* }" = 1 ] && [ "${kk% *}" -gt 0 ]
+ok $? "campaign-9.2 killed with -9 after 12 s: the row is un-ended and counts ${kk% *} kernels"
+
 printf '' | "$B/bin/ptofuzz-stdin" && printf 'ptofuzz\001\377\020' | "$B/bin/ptofuzz-stdin"
 ok $? "campaign-5.1 the fuzzer entry point checks an empty and a short input without a finding"
 head -c 4096 /dev/zero | "$B/bin/ptofuzz-stdin"
