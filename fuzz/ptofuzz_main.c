@@ -64,7 +64,9 @@ static const struct {
                "                each build, oldest first (PyPTO trees or commits under shared/third_party/pypto,\n"
                "                ptoas binaries or names under shared/third_party/bin): where it stops or starts\n"},
     {"import", "ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST|all]     engine crash files -> findings\n"},
-    {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE] [--pypto=DIR[,DIR...]]     a finding's triage report\n"},
+    {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE] [--pypto=DIR[,DIR...]] [--reduce=S]\n"
+               "                a finding's triage report; a test case not yet reduced is reduced first, within\n"
+               "                S seconds (default 60; 0: as found), and stored\n"},
     {"dashboard", "ptofuzz dashboard [--db=F] -o DIR     a static HTML page over the database\n"},
     {"reduce", "ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST|all] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
                "                [--backend=model|ptoas|pypto] [--ptoas=P] [--pto-isa=D] [--pypto=DIR] [--jobs=J]\n"
@@ -1013,14 +1015,17 @@ done:
   return rc;
 }
 
-/* `report ID [--db=F] [--format=md|html|json] [-o FILE]` and `dashboard [--db=F] -o DIR`
+enum { REPORT_REDUCE_S = 60 };                  /* report: the default --reduce=S */
+
+/* `report ID [--db=F] [--format=md|html|json] [-o FILE] [--reduce=S]` and `dashboard [--db=F] -o DIR`
  * (reports/report.c, reports/dashboard.c). */
 static int triage(bool dash, int argc, char **argv) {
   const char *cmd = dash ? "dashboard" : "report";
   const char *path = "findings.db", *out = NULL, *fmt = "md", *ids = NULL, *pypto = NULL;
+  double rsecs = REPORT_REDUCE_S;
   for (int i = 0; i < argc; i++) {
     if (flag(argv[i], "--db=", &path) || flag(argv[i], "--format=", &fmt) || flag(argv[i], "-o=", &out) ||
-        (!dash && flag(argv[i], "--pypto=", &pypto))) {
+        (!dash && (flag(argv[i], "--pypto=", &pypto) || (num(argv[i], "--reduce=", &rsecs) && rsecs >= 0)))) {
     } else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
     else if (argv[i][0] == '-' || dash || ids) return bad_arg(cmd, argv[i], NULL);
     else ids = argv[i];
@@ -1036,6 +1041,18 @@ static int triage(bool dash, int argc, char **argv) {
   if (!d) {
     fprintf(stderr, "ptofuzz: %s: cannot open %s: %s\n", cmd, path, err);
     return 1;
+  }
+  DbInfo inf;
+  if (!dash && rsecs > 0 && db_info(d, id, &inf, err, sizeof err)) {
+    if (inf.has_case && !inf.reduced) {       /* reduced by default: what a person pastes */
+      fprintf(stderr, "report: reducing finding %lld's test case first (at most %.0f s; --reduce=0 skips)\n", id,
+              rsecs);
+      char first[4096];
+      snprintf(first, sizeof first, "%.*s", pypto ? (int)strcspn(pypto, ",") : 0, pypto ? pypto : "");
+      FzRunOpts ro = {.pypto = pypto ? first : NULL};
+      if (reduce_new(&ro, path, id, rsecs)) fprintf(stderr, "report: the test case stays as it was found\n");
+    }
+    db_info_free(&inf);
   }
   int rc = dash ? rep_dashboard(d, out, path, PTOFUZZ_VERSION)
                 : rep_report(d, id, &(RepOpts){.format = f, .out = out, .db_path = path, .version = PTOFUZZ_VERSION,

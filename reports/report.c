@@ -71,6 +71,7 @@ typedef struct {
   int nfirst;
   Elt first[FIRST_N];
   unsigned char *png;                           /* the picture (malloc'd), NULL if none */
+  char *grid;                                   /* the picture as text (malloc'd), NULL if none */
   size_t pnglen;
   char file[600];                               /* markdown: where it was written */
 } OutDiff;
@@ -193,8 +194,9 @@ static void make_repro(Rep *r, const char *db_path) {
   snprintf(file, sizeof file, "finding-%lld.ptk", (long long)r->f.id);
   if (r->bugs[0] && strcmp(r->bugs, "none")) snprintf(bugs, sizeof bugs, " --bugs=%s", r->bugs);
   unsigned long long seed = (unsigned long long)r->f.seed;
-  snprintf(r->repro[r->nrepro++], sizeof r->repro[0], "ptofuzz db export %lld --db=%s > %s", (long long)r->f.id,
-           db_path ? db_path : "findings.db", file);
+  /* no local path: the kernel is in the report; from the database, `ptofuzz db export ID` writes it */
+  (void)db_path;
+  snprintf(r->repro[r->nrepro++], sizeof r->repro[0], "# save the kernel below as %s", file);
   if (!strcmp(r->backend, "ptoas")) {
     snprintf(r->repro[r->nrepro++], sizeof r->repro[0], "ptofuzz diff %s --backend=ptoas%s --seed=%llu", file, bugs, seed);
     return;
@@ -429,6 +431,121 @@ static bool variant_opts(const char *v, CompOpts *co) {
   return ir_comp_flag(co, a);
 }
 
+/* ---- the picture as text ------------------------------------------------------------------------ */
+
+enum { GRID_ROWS = 48, GRID_COLS = 64 };          /* the largest text picture, in characters */
+static const char grid_ch[C_N] = {[C_OK] = 'o', [C_UNWRITTEN] = '.', [C_DIFF] = 'X', [C_MISSING] = 'M', [C_EXTRA] = 'E'};
+static int grid_rank(int cls) { return cls == C_DIFF ? 4 : cls == C_MISSING ? 3 : cls == C_EXTRA ? 2 : cls == C_OK; }
+
+/* The picture of an output as text, for a report pasted as plain markdown: a
+ * character per element (o ok, . not stored, X another value, M canary for a
+ * value, E a value for the canary), '|' and '-' where the lanes of one store
+ * meet. A tile larger than GRID_ROWS x GRID_COLS is drawn in blocks, each the
+ * worst of its elements, without the lane boundary. malloc'd. */
+static char *text_grid(const Cell *cell, int R, int C) {
+  int br = (R + GRID_ROWS - 1) / GRID_ROWS, bc = (C + GRID_COLS - 1) / GRID_COLS;
+  int gr = (R + br - 1) / br, gc = (C + bc - 1) / bc;
+  bool lanes = br == 1 && bc == 1;
+  /* separators after column c / row r where two lanes of one store meet */
+  bool *vsep = calloc((size_t)C + 1, 1), *hsep = calloc((size_t)R + 1, 1);
+  if (!vsep || !hsep) die("out of memory");
+  for (int r = 0; r < R && lanes; r++)
+    for (int c = 0; c < C; c++) {
+      const Cell *x = &cell[(size_t)r * C + c];
+      const Cell *e = c + 1 < C ? x + 1 : NULL, *d = r + 1 < R ? x + C : NULL;
+      if (x->lane < 0) continue;
+      if (e && e->lane >= 0 && e->lane != x->lane && e->store == x->store) vsep[c] = true;
+      if (d && d->lane >= 0 && d->lane != x->lane && d->store == x->store) hsep[r] = true;
+    }
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&out, &len);
+  if (!f) die("out of memory");
+  if (!lanes) fprintf(f, "(each character: a %dx%d block, the worst of its elements)\n", br, bc);
+  char num[16];
+  int w = snprintf(num, sizeof num, "%d", R - 1);
+  /* column numbers above every 8th column, where they fit */
+  char *head = malloc((size_t)2 * gc + 16);
+  if (!head) die("out of memory");
+  int hw = 0;
+  for (int x = 0; x < gc; x++) hw += 1 + (lanes && vsep[x]);
+  memset(head, ' ', (size_t)hw + 12);
+  for (int x = 0, at = 0, free_at = 0; x < gc; at += 1 + (lanes && vsep[x]), x++)
+    if (x % 8 == 0 && at >= free_at) {
+      free_at = at + snprintf(head + at, 12, "%d", x * bc) + 1;
+      head[free_at - 1] = ' ';
+      if (free_at - 1 > hw) hw = free_at - 1;
+    }
+  while (hw > 0 && head[hw - 1] == ' ') hw--;
+  fprintf(f, "%*s %.*s\n", w, "", hw, head);
+  free(head);
+  for (int y = 0; y < gr; y++) {
+    fprintf(f, "%*d ", w, y * br);
+    for (int x = 0; x < gc; x++) {
+      int best = C_UNWRITTEN;
+      for (int r = y * br; r < (y + 1) * br && r < R; r++)
+        for (int c = x * bc; c < (x + 1) * bc && c < C; c++)
+          if (grid_rank(cell[(size_t)r * C + c].cls) > grid_rank(best)) best = cell[(size_t)r * C + c].cls;
+      fputc(grid_ch[best], f);
+      if (lanes && vsep[x]) {
+        const Cell *a = &cell[(size_t)y * C + x];
+        fputc(x + 1 < C && a->lane >= 0 && a[1].lane >= 0 && a[1].lane != a->lane && a[1].store == a->store ? '|' : ' ', f);
+      }
+    }
+    fputc('\n', f);
+    if (lanes && hsep[y]) {
+      fprintf(f, "%*s ", w, "");
+      for (int x = 0; x < gc; x++) {
+        const Cell *a = &cell[(size_t)y * C + x], *b = y + 1 < R ? a + C : NULL;
+        fputc(b && a->lane >= 0 && b->lane >= 0 && a->lane != b->lane && a->store == b->store ? '-' : ' ', f);
+        if (vsep[x]) fputc(' ', f);
+      }
+      fputc('\n', f);
+    }
+  }
+  fclose(f);
+  free(vsep), free(hsep);
+  return out;
+}
+
+/* ---- the axis the lanes own in a stored tile ------------------------------------------------- */
+
+/* The statement of body b (nested bodies too) that defines v, or whose call sits at offset off. */
+static const Stmt *find_stmt(const Body *b, const Var *v, int off) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k == S_OP && (v ? s->dst == v : s->rhs.k == A_CALL && s->rhs.call->loc.off == off)) return s;
+    const Stmt *t = find_stmt(&s->body, v, off);
+    if (!t) t = find_stmt(&s->other, v, off);
+    if (t) return t;
+  }
+  return NULL;
+}
+
+/* The split axis of the tile an argument computes, from the variant's: each
+ * transpose on the way from its source moves it (auto_split's rule; the first
+ * operand is followed, since tiles halved on different axes never meet). */
+static int arg_axis(const Kernel *k, const Arg *a, int axis, int depth) {
+  for (; depth < 256; depth++) {
+    if (a->k == A_VAR) {
+      const Stmt *d = a->var ? find_stmt(&k->body, a->var, -1) : NULL;
+      if (!d) return axis;
+      a = &d->rhs;
+      continue;
+    }
+    if (a->k != A_CALL || !a->call->nargs) return axis;
+    if (ir_ops[a->call->op].kind == K_TRANS) axis = !axis;
+    a = &a->call->args[0];
+  }
+  return axis;
+}
+
+/* The axis the lanes own in the tile the store at source offset off writes. */
+static int store_axis(const Kernel *gk, int off, int axis) {
+  const Stmt *s = find_stmt(&gk->body, NULL, off);
+  return s && s->rhs.call->nargs >= 3 ? arg_axis(gk, &s->rhs.call->args[2], axis, 0) : axis;
+}
+
 /* Compare the outputs of the golden run g (kernel gk) and the variant's run s (kernel k). */
 static void compare(Rep *r, Sim *g, const Kernel *gk, Sim *s, const Kernel *k) {
   r->out = calloc((size_t)gk->np, sizeof *r->out);
@@ -452,8 +569,9 @@ static void compare(Rep *r, Sim *g, const Kernel *gk, Sim *s, const Kernel *k) {
         ce->store = o ? SIM_ORIGIN_STORE(o) : -1;
         ce->lane = -1;
         if (r->axis >= 0 && (o || !a->orig)) {
-          int p = o ? SIM_ORIGIN_FIELD(o, r->axis) : r->axis ? x : y;
-          int ext = o ? SIM_ORIGIN_FIELD(o, 2 + r->axis) : r->axis ? a->cols : a->rows;
+          int ax = o ? store_axis(gk, (int)ce->store, r->axis) : r->axis;   /* a transposed tile: the other axis */
+          int p = o ? SIM_ORIGIN_FIELD(o, ax) : ax ? x : y;
+          int ext = o ? SIM_ORIGIN_FIELD(o, 2 + ax) : ax ? a->cols : a->rows;
           ce->lane = p >= (ext + 1) / 2;        /* lane 0 takes the larger half (docs/split.md) */
         }
         if (e == v) {
@@ -465,7 +583,7 @@ static void compare(Rep *r, Sim *g, const Kernel *gk, Sim *s, const Kernel *k) {
         od->missing += v == can, od->extra += e == can;
         if (od->nfirst < FIRST_N) od->first[od->nfirst++] = (Elt){y, x, e, v};
       }
-    if (od->differ) draw(od, cell, nz(r->f.variant));
+    if (od->differ) draw(od, cell, nz(r->f.variant)), od->grid = text_grid(cell, a->rows, a->cols);
     free(cell);
     r->nout++;
   }
@@ -973,6 +1091,8 @@ static void write_md(FILE *f, const Rep *r, const char *version) {
               (long long)od->extra);
     fputs("\n\n", f);
     if (!od->differ) continue;
+    if (od->nfirst < od->differ)
+      fprintf(f, "The first %d of %lld differing elements, in row-major order:\n\n", od->nfirst, (long long)od->differ);
     fputs("| index | expected | actual | expected (hex) | actual (hex) |\n|---|---|---|---|---|\n", f);
     for (int e = 0; e < od->nfirst; e++) {
       char ed[40], ad[40], eh[20], ah[20];
@@ -980,9 +1100,15 @@ static void write_md(FILE *f, const Rep *r, const char *version) {
       hex(od->dt, od->first[e].exp, eh, sizeof eh), hex(od->dt, od->first[e].act, ah, sizeof ah);
       fprintf(f, "| [%d, %d] | %s | %s | %s | %s |\n", od->first[e].r, od->first[e].c, ed, ad, eh, ah);
     }
+    if (od->grid) {
+      fprintf(f, "\nThe tile, a character per element (o ok, . not stored, X another value, M canary where a value "
+                 "belongs, E a value where the canary belongs; | and - where the lanes meet):\n\n");
+      md_block(f, "text", od->grid);
+    }
     if (od->file[0]) {
       const char *base = strrchr(od->file, '/');
-      fprintf(f, "\n![%s: a cell per element](%s)\n", od->name, base ? base + 1 : od->file);
+      fprintf(f, "The same as a picture: `%s`, written beside this report (attach it to the issue).\n",
+              base ? base + 1 : od->file);
     }
     fputc('\n', f);
   }
@@ -1280,7 +1406,7 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
       rc = 2;
     }
   }
-  for (int i = 0; i < r.nout; i++) free(r.out[i].png);
+  for (int i = 0; i < r.nout; i++) free(r.out[i].png), free(r.out[i].grid);
   free(r.out);
   free(r.ir_diff);
   free(r.program);

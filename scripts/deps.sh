@@ -4,10 +4,14 @@
 # `deps.sh chromium` installs only headless Chromium, which the dashboard test
 # (tests/dashboard.t) alone needs; nothing else does. `deps.sh pypto` installs
 # Debian's python3 and python3-torch, which the PyPTO back end (DESIGN 16) and
-# its tests alone need: PyPTO imports torch (about 230 packages).
+# its tests alone need: PyPTO imports torch (about 230 packages). `deps.sh cmark`
+# installs the CommonMark renderer the report test (tests/report.t) renders a
+# markdown report with, as an issue tracker would.
 set -eu
 if [ "${1:-}" = chromium ]; then
   need="chromium"
+elif [ "${1:-}" = cmark ]; then
+  need="cmark"
 elif [ "${1:-}" = pypto ]; then
   need="python3 python3-torch"
 else

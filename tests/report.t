@@ -3,7 +3,10 @@
 # then the triage report of its first miscompile as markdown (with a valid PNG
 # picture beside it that shows the lane boundary), JSON (parsed by JSON::PP,
 # with the fields) and HTML (the picture inlined); the reproduce commands it
-# prints reproduce the signature; errors are usage errors.
+# prints reproduce the signature; errors are usage errors. The markdown stands
+# alone in an issue (no local path or link; a text picture, rendered by cmark),
+# and a transposed tile's picture puts the lane boundary on the axis the lanes
+# own.
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 PS="$B/tests/pngstat"
@@ -15,14 +18,14 @@ ID=$("$F" db list --db="$DB" | awk '$4 ~ /^miscompile\|/ { print $1; exit }')
 ok $? "report-1.1 a 5-second store-axis-swap campaign (seed 3) records a miscompile (id ${ID:-none})"
 ID=${ID:-1}
 
-"$F" report "$ID" --db="$DB" --format=md -o "$T/r.md" && [ -s "$T/r.md" ]
+"$F" report "$ID" --db="$DB" --format=md -o "$T/r.md" 2>/dev/null && [ -s "$T/r.md" ]
 ok $? "report-1.2 report --format=md writes the file"
 grep -q "^# ptofuzz finding $ID: Wrong output" "$T/r.md" && grep -q '^## Reproduce' "$T/r.md" &&
   grep -q '^## IR before and after the first bad pass' "$T/r.md" && grep -q '^- tool: ptofuzz .* (commit ' "$T/r.md"
 ok $? "report-1.3 markdown has the title in words, the reproduce, IR diff and environment sections"
-PNG=$(sed -n 's/^!\[.*\](\(.*\.png\))$/\1/p' "$T/r.md" | head -1)
+PNG=$(sed -n 's/^The same as a picture: `\(.*\.png\)`, written beside this report.*/\1/p' "$T/r.md" | head -1)
 [ -n "$PNG" ] && [ -s "$T/$PNG" ]
-ok $? "report-1.4 the markdown references a PNG written beside it (${PNG:-none})"
+ok $? "report-1.4 the markdown names a PNG written beside it to attach (${PNG:-none})"
 [ "$(head -c 8 "$T/$PNG" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
 ok $? "report-1.5 the picture has the PNG signature"
 # IHDR: width and height, big-endian, at bytes 16..23; pngstat decodes the image
@@ -59,14 +62,45 @@ ok $? "report-3.1 --format=html inlines the picture as a data URI"
 ok $? "report-3.2 the HTML refers to no other file"
 
 # the reproduce commands, run as printed (tools from the build)
-(cd "$T" && perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); print "$_\n" for @{$j->{reproduce}}' < r.json |
+(cd "$T" && perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); open my $k, ">", "finding-$j->{id}.ptk" or die;
+    print $k $j->{kernel}{text}; print "$_\n" for @{$j->{reproduce}}' < r.json |
   sed "s#^ptofuzz #$OLDPWD/$F #; s#^ptosim #$OLDPWD/$B/bin/ptosim #" > cmds && sh -e cmds > repro.out 2>&1)
 SIG=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{signature}' < "$T/r.json")
 grep -qF "sig=$SIG" "$T/repro.out"
 ok $? "report-4.1 the printed reproduce commands show the signature again"
 
+# pasted as an issue's body: no local path, no image link, the text picture, the values
+! grep -q -e '--db=' -e '](' -e "$T" "$T/r.md" && grep -q '^```text$' "$T/r.md" &&
+  grep -q '^The first 8 of [0-9]* differing elements' "$T/r.md" && grep -q '^# save the kernel below as finding-' "$T/r.md"
+ok $? "report-6.1 the markdown stands alone: no local path or link, a text picture, 'first 8 of N'"
+if command -v cmark >/dev/null 2>&1 || sh scripts/deps.sh cmark >/dev/null 2>&1; then
+  cmark "$T/r.md" > "$T/r.cm.html"
+  v=$(sed -n 's/^| \[[0-9]*, [0-9]*\] | [^|]* | [^|]* | \(0x[0-9a-f]*\) |.*/\1/p' "$T/r.md" | head -1)
+  grep -q '<pre><code class="language-text">' "$T/r.cm.html" && grep -q '<pre><code class="language-sh"># save the kernel' "$T/r.cm.html" &&
+    [ -n "$v" ] && grep -q "$v" "$T/r.cm.html" && ! grep -q -e '<img' -e 'href=' "$T/r.cm.html"
+  ok $? "report-6.2 cmark renders the picture, the commands and the values ($v), with no image or link"
+else
+  echo "ok $((n + 1)) # SKIP no cmark (scripts/deps.sh cmark)"; n=$((n + 1))
+fi
+# a transposed tile under up_down: the lanes own its columns, and the picture says so
+cat > "$T/tr.ptk" <<'EOF2'
+kernel tr(A: f32[16,8] in, O: f32[16,16] out, B: f16[16,16] in) split(up_down) {
+  a = load(A, [0, 0], [16, 8]);
+  store(O, [0, 0], transpose(a));
+  c = matmul(load(B, [0, 0], [16, 16]), load(B, [0, 0], [16, 16]));
+}
+EOF2
+"$F" db init --db="$T/tr.db" > /dev/null &&
+  sqlite3 "$T/tr.db" "INSERT INTO finding(signature, kind, mode, code, op, pass, pattern, hits, status)
+    VALUES('miscompile|up_down|-|-|auto_split|all', 'miscompile', 'up_down', '-', '-', 'auto_split', 'all', 1, 'new');
+    INSERT INTO testcase(finding, kernel, seed, variant, flags, statements)
+    VALUES(1, CAST(readfile('$T/tr.ptk') AS TEXT), 0, 'up_down', '--bugs=store-axis-swap schedule=rr', 3);" &&
+  (cd "$T" && "$OLDPWD/$F" report 1 --db=tr.db --reduce=0 -o tr.md) &&
+  grep -q '^ 0 oooooooo|MMMMMMMM$' "$T/tr.md" && grep -q '^15 ........ EEEEEEEE$' "$T/tr.md"
+ok $? "report-6.3 a transposed store under up_down: the lane boundary between columns, not rows"
+
 RID=$("$F" db list --db="$DB" | awk '$4 ~ /^reject\|/ { print $1; exit }')
-"$F" report "${RID:-1}" --db="$DB" > "$T/rej.md" && grep -q 'not a miscompile' "$T/rej.md"
+"$F" report "${RID:-1}" --db="$DB" > "$T/rej.md" 2>/dev/null && grep -q 'not a miscompile' "$T/rej.md"
 ok $? "report-5.1 a reject's report (to stdout) says there is no output comparison"
 "$F" report 999999 --db="$DB" >/dev/null 2>&1
 [ $? = 1 ]
