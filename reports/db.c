@@ -638,16 +638,18 @@ bool db_set_status(Db *d, int64_t id, const char *status, const DbStatusNote *no
   return ok;
 }
 
-bool db_set_cluster(Db *d, int64_t id, const char *cluster, char *err, size_t errn) {
-  static const char what[] = "storing a cluster";
+/* One UPDATE of sql (?1 the finding id, ?2 text) in its own transaction that
+ * must change exactly one row; `none` says what is missing when it does not. */
+static bool update_one(Db *d, const char *what, const char *sql, int64_t id, const char *text, const char *none,
+                       char *err, size_t errn) {
   if (!tx_begin(d, what)) {
     give(d, err, errn);
     return false;
   }
-  sqlite3_stmt *s = prep(d, "UPDATE finding SET cluster = ?2 WHERE id = ?1");
-  bool ok = s && bind_int(d, s, 1, id) && bind_text(d, s, 2, cluster) && done(d, s, what);
+  sqlite3_stmt *s = prep(d, sql);
+  bool ok = s && bind_int(d, s, 1, id) && bind_text(d, s, 2, text) && done(d, s, what);
   if (ok && sqlite3_changes(d->h) != 1) {
-    fail(d, "no finding %" PRId64, id);
+    fail(d, "no finding %" PRId64 "%s", id, none);
     ok = false;
   }
   fin(&s);
@@ -656,23 +658,15 @@ bool db_set_cluster(Db *d, int64_t id, const char *cluster, char *err, size_t er
   return ok;
 }
 
+bool db_set_cluster(Db *d, int64_t id, const char *cluster, char *err, size_t errn) {
+  return update_one(d, "storing a cluster", "UPDATE finding SET cluster = ?2 WHERE id = ?1", id, cluster, "", err,
+                    errn);
+}
+
 bool db_set_reduced(Db *d, int64_t id, const char *reduced, char *err, size_t errn) {
-  static const char what[] = "storing a reduced kernel";
-  if (!tx_begin(d, what)) {
-    give(d, err, errn);
-    return false;
-  }
-  sqlite3_stmt *s = prep(d, "UPDATE testcase SET reduced = ?2"
-                            " WHERE id = (SELECT min(id) FROM testcase WHERE finding = ?1)");
-  bool ok = s && bind_int(d, s, 1, id) && bind_text(d, s, 2, reduced) && done(d, s, what);
-  if (ok && sqlite3_changes(d->h) != 1) {
-    fail(d, "no finding %" PRId64 " with a test case", id);
-    ok = false;
-  }
-  fin(&s);
-  ok = tx_end(d, ok, what);
-  if (!ok) give(d, err, errn);
-  return ok;
+  return update_one(d, "storing a reduced kernel",
+                    "UPDATE testcase SET reduced = ?2 WHERE id = (SELECT min(id) FROM testcase WHERE finding = ?1)", id,
+                    reduced, " with a test case", err, errn);
 }
 
 static char *dup_col(sqlite3_stmt *s, int c) {
