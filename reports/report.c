@@ -1306,7 +1306,10 @@ static void write_json(FILE *f, const Rep *r, const char *version) {
       fprintf(f, "%s{\"index\":[%d,%d],\"expected\":\"%s\",\"actual\":\"%s\",\"expected_hex\":\"%s\",\"actual_hex\":\"%s\"}",
               e ? "," : "", od->first[e].r, od->first[e].c, ed, ad, eh, ah);
     }
-    fputs("],\"picture_png_base64\":", f);
+    fputs("],\"picture_text\":", f);
+    if (od->grid) json_str(f, od->grid);
+    else fputs("null", f);
+    fputs(",\"picture_png_base64\":", f);
     if (od->png) {
       fputc('"', f);
       put_b64(f, od->png, od->pnglen);

@@ -49,7 +49,7 @@ perl -MJSON::PP -e '
                 campaigns reproduce kernel outputs ir_diff environment)) { exists $j->{$k} or die "no $k\n" }
   $j->{kind} eq "miscompile" or die "kind\n";
   my @d = grep { $_->{differing} > 0 } @{$j->{outputs}};
-  @d && @{$d[0]{first}} && defined $d[0]{first}[0]{expected_hex} && $d[0]{picture_png_base64} or die "outputs\n";
+  @d && @{$d[0]{first}} && defined $d[0]{first}[0]{expected_hex} && $d[0]{picture_png_base64} && $d[0]{picture_text} =~ /[XME]/ or die "outputs\n";
   $j->{ir_diff}{diff} =~ /^@@ /m or die "diff\n";
   $j->{environment}{commit} ne "" or die "commit\n";
   @{$j->{campaigns}} == 1 or die "campaigns\n";
