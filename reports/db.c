@@ -1059,7 +1059,9 @@ int db_cmd_list(Db *d, FILE *out) {
   while (s && (rc = step(d, s, "listing findings")) == SQLITE_ROW) {
     fprintf(out, "%-4" PRId64 " %-7s %5" PRId64 "  %s  ", col_int(s, 0), col_dash(s, 1),
             col_int(s, 2), col_dash(s, 3));
-    put_line(out, col_dash(s, 4));
+    char title[128];
+    rep_title(col_dash(s, 3), col_dash(s, 4), title, sizeof title);
+    put_line(out, title);
     fputc('\n', out);
     n++;
   }
