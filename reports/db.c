@@ -1421,4 +1421,21 @@ void db_campaign_rows_free(DbCampaignRow *r, int n) {
   free(r);
 }
 
+int db_sightings(Db *d, DbSighting **out) {
+  *out = NULL;
+  sqlite3_stmt *s = prep(d, "SELECT finding, campaign, hits FROM sighting ORDER BY finding, campaign");
+  int n = 0, rc = s ? SQLITE_ROW : 0;
+  while (s && (rc = step(d, s, "listing sightings")) == SQLITE_ROW) {
+    DbSighting *r = realloc(*out, (size_t)(n + 1) * sizeof *r);
+    if (!r) bug("out of memory");
+    *out = r;
+    r[n++] = (DbSighting){col_int(s, 0), col_int(s, 1), col_int(s, 2)};
+  }
+  fin(&s);
+  if (rc == SQLITE_DONE) return n;
+  free(*out);
+  *out = NULL;
+  return -1;
+}
+
 const char *db_sqlite_version(void) { return sqlite3_libversion(); }

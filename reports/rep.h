@@ -196,6 +196,12 @@ typedef struct {
 } DbCampaignRow;
 int db_campaign_rows(Db *d, DbCampaignRow **out);
 void db_campaign_rows_free(DbCampaignRow *r, int n);
+/* Every sighting (a finding's hits in one campaign), by finding then
+ * campaign; malloc'd (free), the count or -1. */
+typedef struct {
+  int64_t finding, campaign, hits;
+} DbSighting;
+int db_sightings(Db *d, DbSighting **out);
 const char *db_sqlite_version(void);
 
 /* ---- cluster.c: one bug, one cluster; titles ------------------------------------- */
