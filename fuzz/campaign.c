@@ -167,7 +167,8 @@ static void send_findings(int fd, int64_t i, const VarResult *vr, int n, int vba
     sh->findings++;
     if (fd < 0) continue;
     char summary[300];
-    if (v->out == OUT_MISCOMPILE)                 /* a title: which output, where, which pattern */
+    if (v->out == OUT_MISCOMPILE && !v->backend)  /* a title: which output, where, which pattern (the report re-runs
+                                                     it for the rest; a real back end's summary keeps its detail) */
       snprintf(summary, sizeof summary, "miscompile under %s: %.*s, pattern %s", orc_variant_name(v),
                (int)strcspn(v->detail, ";"), v->detail, v->pattern);
     else

@@ -27,6 +27,8 @@
  * `ptofuzz db list --clusters`. */
 #include "rep.h"
 
+#include "ptoc.h"
+
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -154,10 +156,7 @@ int rep_cmd_list_clusters(Db *d, FILE *out) {
   }
   char (*key)[128] = calloc((size_t)nr + 1, sizeof *key);
   bool *done = calloc((size_t)nr + 1, sizeof *done);
-  if (!key || !done) {
-    fprintf(stderr, "ptofuzz: db: out of memory\n");
-    exit(1);
-  }
+  if (!key || !done) die("out of memory");
   for (int i = 0; i < nr; i++) rep_row_cluster(&r[i], key[i], sizeof key[i]);
   int nc = 0;
   for (int i = 0; i < nr; i++) {                /* clusters in the order of their first finding */
