@@ -3,9 +3,13 @@
  * each injected defect. Consumes a time budget S, a trial count N, a job
  * count J, a seed and a policy; produces, on stdout:
  *
- *   defect=NAME found=K/N median_s=F max_s=F signatures=K     (per defect, defects.def order)
- *   all defect=NAME signatures=K                               (per defect)
- *   all: signatures=K unattributed=K shared=none|SIG:NAME+NAME,...
+ *   defect=NAME found=K/N median_s=F max_s=F signatures=K clusters=K   (per defect, defects.def order)
+ *   all defect=NAME signatures=K clusters=K                               (per defect)
+ *   all: signatures=K clusters=K unattributed=K shared=none|SIG:NAME+NAME,...
+ *
+ * clusters= counts the distinct cluster keys (rep_cluster_key) of those
+ * signatures, each key computed from the signature's first kernel (the
+ * oracle's detail of that run).
  *
  * Trials. For each defect, N campaigns with only that defect switched on;
  * trial t generates its kernels from the seed fz_kernel_seed(seed, t) (kernel
@@ -48,6 +52,7 @@
  * A binary that is not built is a message and exit 0. */
 #include "fz.h"
 #include "orc.h"
+#include "rep.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -66,22 +71,45 @@
 
 enum { MAXJOBS = 64, MAXALLSIG = 1024 };   /* distinct signatures kept, at most */
 
-/* A list of distinct signatures, each with the first kernel that gave it. */
+enum { KEYLEN = 96 };
+
+/* A list of distinct signatures, each with the first kernel that gave it and
+ * the cluster key (rep_cluster_key) of the signature on that kernel. */
 typedef struct {
   int n;
   char sig[MAXALLSIG][FZ_SIGLEN];
+  char key[MAXALLSIG][KEYLEN];
   int64_t first[MAXALLSIG];
 } SigSet;
 
-static void sigset_add(SigSet *s, const char *sig, int64_t kernel) {
+static void sigset_add(SigSet *s, const char *sig, const char *key, int64_t kernel) {
   for (int i = 0; i < s->n; i++)
     if (!strcmp(s->sig[i], sig)) {
-      if (kernel < s->first[i]) s->first[i] = kernel;
+      if (kernel < s->first[i]) s->first[i] = kernel, snprintf(s->key[i], sizeof s->key[i], "%s", key);
       return;
     }
   if (s->n == MAXALLSIG) return;
   snprintf(s->sig[s->n], sizeof s->sig[0], "%s", sig);
+  snprintf(s->key[s->n], sizeof s->key[0], "%s", key);
   s->first[s->n++] = kernel;
+}
+
+/* The cluster key of signature k of a verdict (its detail from the same run). */
+static void verdict_key(const FzVerdict *v, int k, char *key, size_t n) {
+  if (!rep_cluster_key(v->sig[k], NULL, v->detail[k], key, n)) snprintf(key, n, "unclustered");
+}
+
+/* Distinct cluster keys among the signatures of s: all of them (who NULL), or
+ * those defect d gives alone (bit d of who[i]). */
+static int clusters_of(const SigSet *s, const uint32_t *who, int d) {
+  int k = 0;
+  for (int i = 0; i < s->n; i++) {
+    if (who && !(who[i] >> d & 1u)) continue;
+    bool seen = false;
+    for (int j = 0; j < i && !seen; j++) seen = (!who || who[j] >> d & 1u) && !strcmp(s->key[j], s->key[i]);
+    k += !seen;
+  }
+  return k;
 }
 
 /* What a worker publishes; the parent reads it when the worker has ended. */
@@ -145,7 +173,11 @@ static _Noreturn void worker(const Job *j, const FzPolicy *pol, Pub *s, pid_t pa
       s->found = 1;
       break;
     }
-    for (int k = 0; k < v.n; k++) sigset_add(&s->all, v.sig[k], i);
+    for (int k = 0; k < v.n; k++) {
+      char key[KEYLEN];
+      verdict_key(&v, k, key, sizeof key);
+      sigset_add(&s->all, v.sig[k], key, i);
+    }
   }
   s->done = 1;
   _exit(0);
@@ -189,7 +221,7 @@ static bool ended(Job *j, Pub *s, int st, bool hung) {
     j->t = s->t0 > 0 ? fz_now() - s->t0 : 0;
     return false;
   }
-  for (int i = 0; i < s->all.n; i++) sigset_add(j->acc, s->all.sig[i], s->all.first[i]);
+  for (int i = 0; i < s->all.n; i++) sigset_add(j->acc, s->all.sig[i], s->all.key[i], s->all.first[i]);
   if (clean) {
     j->ended = true;
     return false;
@@ -197,7 +229,9 @@ static bool ended(Job *j, Pub *s, int st, bool hung) {
   FzVerdict lost = {0};
   fz_verdict_lost(&lost, s->variant, hung, st);
   int64_t at = s->cur >= 0 ? s->cur : j->start;
-  sigset_add(j->acc, lost.sig[0], at);
+  char key[KEYLEN];
+  verdict_key(&lost, 0, key, sizeof key);
+  sigset_add(j->acc, lost.sig[0], key, at);
   j->start = at + j->stride;                    /* go on after the lost kernel */
   j->ended = fz_now() >= j->deadline;
   return !j->ended;
@@ -459,7 +493,7 @@ static int bench_engine(const FzRunOpts *o) {
       bool f = engine_run(bin, o->engine_seeds, afl, d, r, S, &t, &v);
       found += f;
       ts[r] = f ? t : S;
-      for (int k = 0; k < v.n; k++) sigset_add(u, v.sig[k], r);
+      for (int k = 0; k < v.n; k++) sigset_add(u, v.sig[k], "", r);
     }
     double med = median(ts, N);
     printf("engine=%s defect=%s found=%d/%d median_s=%.3f max_s=%.3f signatures=%d\n", o->engine, ir_bug_name(d), found,
@@ -503,13 +537,18 @@ int fz_bench_defects(const FzRunOpts *o) {
       const Job *j = &jobs[d * N + t];
       found += j->found;
       ts[t] = j->found ? j->t : S;
-      for (int k = 0; k < j->v.n; k++) sigset_add(u, j->v.sig[k], t);
+      for (int k = 0; k < j->v.n; k++) {
+        char key[KEYLEN];
+        verdict_key(&j->v, k, key, sizeof key);
+        sigset_add(u, j->v.sig[k], key, t);
+      }
     }
     double med = median(ts, N);
-    printf("defect=%s found=%d/%d median_s=%.3f max_s=%.3f signatures=%d\n", ir_bug_name(d), found, N, med, ts[N - 1],
-           u->n);
+    printf("defect=%s found=%d/%d median_s=%.3f max_s=%.3f signatures=%d clusters=%d\n", ir_bug_name(d), found, N, med,
+           ts[N - 1], u->n, clusters_of(u, NULL, 0));
     fflush(stdout);
-    for (int k = 0; k < u->n; k++) fprintf(stderr, "bench: %s trial signature %s\n", ir_bug_name(d), u->sig[k]);
+    for (int k = 0; k < u->n; k++)
+      fprintf(stderr, "bench: %s trial signature %s cluster %s\n", ir_bug_name(d), u->sig[k], u->key[k]);
     free(u);
   }
   fflush(stdout);
@@ -541,13 +580,13 @@ int fz_bench_defects(const FzRunOpts *o) {
     int i = order[x];
     char names[600];
     ir_bugs_format(who[i], names, sizeof names);
-    fprintf(stderr, "bench: all signature %s kernel %lld: %s\n", acc->sig[i], (long long)acc->first[i],
-            who[i] ? names : "unattributed");
+    fprintf(stderr, "bench: all signature %s cluster %s kernel %lld: %s\n", acc->sig[i], acc->key[i],
+            (long long)acc->first[i], who[i] ? names : "unattributed");
   }
   for (int d = 0; d < BUG_N; d++) {
     int k = 0;
     for (int i = 0; i < acc->n; i++) k += who[i] >> d & 1u;
-    printf("all defect=%s signatures=%d\n", ir_bug_name(d), k);
+    printf("all defect=%s signatures=%d clusters=%d\n", ir_bug_name(d), k, clusters_of(acc, who, d));
     fflush(stdout);
   }
   int unattributed = 0;
@@ -566,7 +605,8 @@ int fz_bench_defects(const FzRunOpts *o) {
         first = false;
       }
   }
-  printf("all: signatures=%d unattributed=%d shared=%s\n", acc->n, unattributed, at ? shared : "none");
+  printf("all: signatures=%d clusters=%d unattributed=%d shared=%s\n", acc->n, clusters_of(acc, NULL, 0), unattributed,
+         at ? shared : "none");
   free(order);
   free(who);
   free(acc);

@@ -167,8 +167,13 @@ static void send_findings(int fd, int64_t i, const VarResult *vr, int n, int vba
     sh->findings++;
     if (fd < 0) continue;
     char summary[300];
-    snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(v->out), v->code, orc_variant_name(v),
-             v->detail);
+    if (v->out == OUT_MISCOMPILE && !v->backend)  /* a title: which output, where, which pattern (the report re-runs
+                                                     it for the rest; a real back end's summary keeps its detail) */
+      snprintf(summary, sizeof summary, "miscompile under %s: %.*s, pattern %s", orc_variant_name(v),
+               (int)strcspn(v->detail, ";"), v->detail, v->pattern);
+    else
+      snprintf(summary, sizeof summary, "%s %s under %s: %s", orc_outcome_name(v->out), v->code, orc_variant_name(v),
+               v->detail);
     const char *s[NSTR] = {sig, orc_outcome_name(v->out), orc_mode_name(v->mode), v->code, v->op, v->pass, v->pattern,
                            summary, text, orc_variant_name(v)};
     send_msg(fd, i, vbase + v->variant, v->sched, s);
@@ -435,6 +440,16 @@ static void note_sig(Parent *p, const char *sig) {
   p->seen[p->nseen++] = strdup(sig);
 }
 
+/* Store a new finding's cluster key (rep_cluster_key over what db_info
+ * holds of it); a failure costs the key only (db list computes it then). */
+static void store_cluster(Db *db, int64_t id) {
+  DbInfo f;
+  char err[256], key[128];
+  if (!db_info(db, id, &f, err, sizeof err)) return;
+  if (rep_cluster_key(f.signature, f.first_bad_pass, f.summary, key, sizeof key)) db_set_cluster(db, id, key, err, sizeof err);
+  db_info_free(&f);
+}
+
 /* Store one finding; false (the reason in p->dberr) when it cannot be. */
 static bool record(Parent *p, const Msg *m) {
   char err[256];
@@ -453,6 +468,7 @@ static bool record(Parent *p, const Msg *m) {
     snprintf(p->dberr, sizeof p->dberr, "%s", err);
     return false;
   }
+  if (is_new) store_cluster(p->db, id);
   note_sig(p, m->s[0]);
   p->committed++;
   if (is_new) {

@@ -387,6 +387,8 @@ typedef struct {
   char why[400];
   int n;
   char sig[FZ_MAXSIG][FZ_SIGLEN];               /* distinct, in the oracle's order */
+  char detail[FZ_MAXSIG][200];                  /* fz_verdict: the oracle's detail of each signature's
+                                                   first result (for rep_cluster_key); else "" */
 } FzVerdict;
 typedef struct {
   const char *name, *text;                      /* name: for diagnostics only */

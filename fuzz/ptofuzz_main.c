@@ -55,6 +55,7 @@ static const struct {
               "ptofuzz bench scale [--sizes=N,...] [--kinds=loads,transfers,params] [--phases=compile,emit,reference]\n"
               "                [--limit=S]\n"},
     {"db", "ptofuzz db init|list|stats [--db=F]     init: create (or upgrade) the file\n"
+           "ptofuzz db list --clusters [--db=F]     findings grouped by cluster (one bug, one cluster)\n"
            "ptofuzz db show|export ID [--db=F]\n"
            "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
            "ptofuzz db merge F... [--db=F]     fold F... into the database (default findings.db)\n"
@@ -449,9 +450,14 @@ static int dbcmd(int argc, char **argv) {
     int rc = fz_recheck(argc - 1, argv + 1);  /* bisect.c */
     return rc < 0 ? usage_of("db", stderr, 1) : rc;
   }
+  bool clusters = false;                        /* db list --clusters */
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (flag(a, "--db=", &path)) continue;
+    if (!strcmp(a, "--clusters")) {
+      clusters = true;
+      continue;
+    }
     bool number = a[0] == '-' && a[1] >= '0' && a[1] <= '9';   /* `db show -1`: an id, if a bad one */
     if (a[0] == '-' && !number) return bad_arg("db", a, NULL);
     if (n == 64) return bad_arg("db", a, "too many arguments, from");
@@ -462,6 +468,7 @@ static int dbcmd(int argc, char **argv) {
     return usage_of("db", stderr, 1);
   }
   const char *sub = args[0];
+  if (clusters && strcmp(sub, "list")) return bad_arg("db", "--clusters", "only `db list` takes");
   static const struct {
     const char *name;
     int min, max;                               /* arguments after the subcommand */
@@ -488,7 +495,7 @@ static int dbcmd(int argc, char **argv) {
   }
   int rc = 1;
   if (!strcmp(sub, "init")) rc = printf("%s: findings database, schema version %d\n", path, db_schema_version(d)) < 0;
-  else if (!strcmp(sub, "list")) rc = db_cmd_list(d, stdout);
+  else if (!strcmp(sub, "list")) rc = clusters ? rep_cmd_list_clusters(d, stdout) : db_cmd_list(d, stdout);
   else if (!strcmp(sub, "stats")) rc = db_cmd_stats(d, stdout);
   else if (!strcmp(sub, "show")) rc = db_cmd_show(d, id, stdout);
   else if (!strcmp(sub, "export")) rc = db_cmd_export(d, id, stdout);

@@ -65,7 +65,9 @@ void fz_verdict(const FzReplay *r, FzVerdict *v) {
     if (!orc_is_finding(res.r[i].out)) continue;
     char sig[FZ_SIGLEN];
     orc_signature(&res.r[i], sig, sizeof sig);
+    int had = v->n;
     fz_verdict_add(v, sig);
+    if (v->n > had) snprintf(v->detail[had], sizeof v->detail[had], "%s", res.r[i].detail);
   }
 }
 

@@ -220,6 +220,42 @@ bool orc_compare_outputs(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, Sim 
 
 static int axis_of(int mode) { return mode == MODE_NONE ? -1 : MODE_AXIS(mode); }
 
+/* A miscompile's detail in words: the first output (parameter order) that
+ * differs, the rows and columns its differing elements span, how many differ,
+ * and the first one in row-major order: "O rows 8-15, cols 0-15: 128 of 256
+ * wrong; first O[8,0] expected 1.5 got 0" (" (and 2 more outputs)" when other
+ * outputs differ too). */
+static void mismatch_detail(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, char *out, size_t n) {
+  int outputs = 0;
+  char first[200] = "outputs differ from the golden run";
+  for (int i = 0; i < gk->np; i++) {
+    const Var *gv = gk->params[i];
+    if (gv->dir == DIR_IN) continue;
+    Gm *a = sim_gm(g, gv), *b = sim_gm(s, k->params[i]);
+    long bad = 0;
+    int r0 = a->rows, r1 = -1, c0 = a->cols, c1 = -1;
+    char el[96] = "";
+    for (int r = 0; r < a->rows; r++)
+      for (int c = 0; c < a->cols; c++) {
+        if (sim_gm_bits(a, r, c) == sim_gm_bits(b, r, c)) continue;
+        if (!bad++) {
+          Elem ex = sim_gm_get(a, r, c), ac = sim_gm_get(b, r, c);
+          if (ir_dtype_int(gv->dt)) snprintf(el, sizeof el, "[%d,%d] expected %d got %d", r, c, ex.i, ac.i);
+          else snprintf(el, sizeof el, "[%d,%d] expected %.6g got %.6g", r, c, ex.f, ac.f);
+        }
+        r0 = r < r0 ? r : r0, r1 = r > r1 ? r : r1, c0 = c < c0 ? c : c0, c1 = c > c1 ? c : c1;
+      }
+    if (!bad || outputs++) continue;
+    char rs[32], cs[32];
+    snprintf(rs, sizeof rs, r0 == r1 ? "row %d" : "rows %d-%d", r0, r1);
+    snprintf(cs, sizeof cs, c0 == c1 ? "col %d" : "cols %d-%d", c0, c1);
+    snprintf(first, sizeof first, "%.24s %s, %s: %ld of %ld wrong; first %.24s%s", gv->name, rs, cs, bad,
+             (long)a->rows * a->cols, gv->name, el);
+  }
+  if (outputs > 1) snprintf(out, n, "%.170s (and %d more output%s)", first, outputs - 1, outputs > 2 ? "s" : "");
+  else snprintf(out, n, "%s", first);
+}
+
 /* ---- the simulator's self-check ------------------------------------------------------ */
 
 /* Two simulator paths that must agree on a correct simulator, run only at the
@@ -419,7 +455,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
       snprintf(x->detail, sizeof x->detail, "%d:%d %.180s", d->loc.line, d->loc.col, d->msg);
     } else if (!same) {
       x->out = OUT_MISCOMPILE;
-      snprintf(x->detail, sizeof x->detail, "outputs differ from the golden run");
+      mismatch_detail(g, gk, s, r.k, x->detail, sizeof x->detail);
     } else if (r.k->unrolled_ops[0] > 2 * r.k->own_ops[0] + 64 || r.k->unrolled_ops[1] > 2 * r.k->own_ops[1] + 64) {
       int f = r.k->unrolled_ops[1] > 2 * r.k->own_ops[1] + 64;
       x->out = OUT_BLOWUP;

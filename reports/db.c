@@ -1063,7 +1063,9 @@ int db_cmd_list(Db *d, FILE *out) {
   while (s && (rc = step(d, s, "listing findings")) == SQLITE_ROW) {
     fprintf(out, "%-4" PRId64 " %-7s %5" PRId64 "  %s  ", col_int(s, 0), col_dash(s, 1),
             col_int(s, 2), col_dash(s, 3));
-    put_line(out, col_dash(s, 4));
+    char title[128];
+    rep_title(col_dash(s, 3), col_dash(s, 4), title, sizeof title);
+    put_line(out, title);
     fputc('\n', out);
     n++;
   }
@@ -1421,6 +1423,23 @@ int db_campaign_rows(Db *d, DbCampaignRow **out) {
 void db_campaign_rows_free(DbCampaignRow *r, int n) {
   for (int i = 0; i < n; i++) free(r[i].engine), free(r[i].defects), free(r[i].started);
   free(r);
+}
+
+int db_sightings(Db *d, DbSighting **out) {
+  *out = NULL;
+  sqlite3_stmt *s = prep(d, "SELECT finding, campaign, hits FROM sighting ORDER BY finding, campaign");
+  int n = 0, rc = s ? SQLITE_ROW : 0;
+  while (s && (rc = step(d, s, "listing sightings")) == SQLITE_ROW) {
+    DbSighting *r = realloc(*out, (size_t)(n + 1) * sizeof *r);
+    if (!r) bug("out of memory");
+    *out = r;
+    r[n++] = (DbSighting){col_int(s, 0), col_int(s, 1), col_int(s, 2)};
+  }
+  fin(&s);
+  if (rc == SQLITE_DONE) return n;
+  free(*out);
+  *out = NULL;
+  return -1;
 }
 
 const char *db_sqlite_version(void) { return sqlite3_libversion(); }

@@ -141,7 +141,8 @@ int db_merge(Db *d, const char *other_path, DbMergeStats *st, char *err, size_t 
 
 /* `ptofuzz db ...`: print to out; return an exit status, 0 ok, 1 error (an
  * unknown id, a database error: the message is in db_errmsg(d)). */
-int db_cmd_list(Db *d, FILE *out);              /* a header, "ID STATUS HITS SIGNATURE SUMMARY" per finding,
+int db_cmd_list(Db *d, FILE *out);              /* a header, "ID STATUS HITS SIGNATURE SUMMARY" per finding
+                                                   (SUMMARY: its title, rep_title),
                                                    "(no findings)" when there is none */
 /* Fields, every campaign that saw it (its sightings and the campaigns of its
  * test cases: a "campaigns" line, then "campaign N: hits H, engine ..." each),
@@ -198,7 +199,36 @@ typedef struct {
 } DbCampaignRow;
 int db_campaign_rows(Db *d, DbCampaignRow **out);
 void db_campaign_rows_free(DbCampaignRow *r, int n);
+/* Every sighting (a finding's hits in one campaign), by finding then
+ * campaign; malloc'd (free), the count or -1. */
+typedef struct {
+  int64_t finding, campaign, hits;
+} DbSighting;
+int db_sightings(Db *d, DbSighting **out);
 const char *db_sqlite_version(void);
+
+/* ---- cluster.c: one bug, one cluster; titles ------------------------------------- */
+
+/* The cluster key of a finding: from its signature, its first bad pass (NULL
+ * or "-": the signature's pass field) and the oracle's detail of its test
+ * case (the diagnostic or mismatch words; may be NULL). Short readable text,
+ * "[ptoas:|pypto:]FAMILY/PASS[/CODE[/OP]]" (cluster.c's opening comment
+ * gives the rules), deterministic. False (key untouched) on a malformed
+ * signature. */
+bool rep_cluster_key(const char *signature, const char *first_bad_pass, const char *detail, char *key, size_t n);
+/* A finding's title in one line of at most 100 characters: its summary, or
+ * for a miscompile recorded before summaries named the output, words from the
+ * signature (variant from the summary, pattern, first bad pass). */
+void rep_title(const char *signature, const char *summary, char *buf, size_t n);
+/* A row's cluster: the stored key, else computed (never written back). */
+void rep_row_cluster(const DbFindingRow *r, char *key, size_t n);
+/* The ids (at most max) of the other findings whose cluster is key; their
+ * count, or -1 on a database error. */
+int rep_cluster_peers(Db *d, int64_t id, const char *key, int64_t *ids, int max);
+/* `ptofuzz db list --clusters`: per cluster (in the order of its first
+ * finding) "cluster KEY  signatures=N hits=H", then its findings as db list
+ * prints them. Read-only. Exit status. */
+int rep_cmd_list_clusters(Db *d, FILE *out);
 
 /* ---- report.c: the triage report of one finding (DESIGN section 11) ------------ */
 

@@ -80,6 +80,7 @@ typedef struct {
   DbInfo f;
   const char *kernel;                           /* reduced text if any, else the kernel */
   char title[640];
+  char cluster[400];                            /* "KEY; N other signatures in this cluster: ID, ..." */
   char backend[8];                              /* model, ptoas or pypto */
   char schedule[40];                            /* rr, random:N, or - */
   char bugs[400];                               /* the --bugs list of the test case */
@@ -156,14 +157,33 @@ static const char *pattern_words(const char *p) {
   return NULL;
 }
 
+/* The cluster (stored, else computed) and the other findings in it. */
+static void cluster_line(Rep *r, Db *d) {
+  char key[128];
+  if (r->f.cluster) snprintf(key, sizeof key, "%s", r->f.cluster);
+  else if (!rep_cluster_key(r->f.signature, r->f.first_bad_pass, r->f.summary, key, sizeof key)) snprintf(key, sizeof key, "-");
+  int64_t ids[16];
+  int n = rep_cluster_peers(d, r->f.id, key, ids, 16);
+  size_t at = (size_t)snprintf(r->cluster, sizeof r->cluster, "%s; ", key);
+  if (n < 0) snprintf(r->cluster + at, sizeof r->cluster - at, "its other findings unknown (%s)", db_errmsg(d));
+  else if (!n) snprintf(r->cluster + at, sizeof r->cluster - at, "no other signature in this cluster");
+  else at += (size_t)snprintf(r->cluster + at, sizeof r->cluster - at, "%d other signature%s in this cluster:", n, n > 1 ? "s" : "");
+  for (int k = 0; n > 0 && k < n && at < sizeof r->cluster; k++)
+    at += (size_t)snprintf(r->cluster + at, sizeof r->cluster - at, "%s %lld", k ? "," : "", (long long)ids[k]);
+}
+
 static void make_title(Rep *r) {
   const DbInfo *f = &r->f;
   const char *k = nz(f->kind), *mode = nz(f->mode), *code = nz(f->code), *op = nz(f->op);
   const char *pass = f->first_bad_pass ? f->first_bad_pass : f->pass;
-  char what[160], where[160] = "";
+  char what[240], where[160] = "";
   if (!strcmp(k, "miscompile")) {
-    const char *pw = pattern_words(f->pattern);
-    snprintf(what, sizeof what, "Wrong output%s%s", pw ? " " : "", pw ? pw : "");
+    /* which output and where, from a summary "miscompile under V: O rows a-b, cols c-d: X of Y wrong, pattern P" */
+    const char *pw = pattern_words(f->pattern), *u = strstr(nz(f->summary), " under ");
+    const char *at = u ? strstr(u, ": ") : NULL, *cnt = at ? strstr(at + 2, ": ") : NULL;
+    int ln = cnt && strstr(cnt, " wrong") ? (int)(cnt - at - 2) : 0;
+    snprintf(what, sizeof what, "Wrong output%s%.*s%s%s", ln ? " " : "", ln < 80 ? ln : 80, ln ? at + 2 : "",
+             pw ? " " : "", pw ? pw : "");
   } else if (!strcmp(k, "reject")) {
     snprintf(what, sizeof what, "Legal kernel rejected with %s%s%s", code, strcmp(op, "-") ? " at a " : "",
              strcmp(op, "-") ? op : "");
@@ -180,11 +200,12 @@ static void make_title(Rep *r) {
     snprintf(what, sizeof what, "Finding of kind %s (%s)", k, code);
   }
   const char *m = !strncmp(mode, "ptoas:", 6) || !strncmp(mode, "pypto:", 6) ? mode + 6 : mode;
-  if (strcmp(m, "none")) snprintf(where, sizeof where, " under the %s split", m);
+  if (strcmp(m, "none")) snprintf(where, sizeof where, " under %s", m);
   else snprintf(where, sizeof where, " without a split");
   snprintf(r->title, sizeof r->title, "%s%s%s%s%s", what, where,
            !strcmp(r->backend, "ptoas") ? " on the real back end" : !strcmp(r->backend, "pypto") ? " in PyPTO" : "",
            pass && strcmp(pass, "-") ? ", first bad pass " : "", pass && strcmp(pass, "-") ? pass : "");
+  if (strlen(r->title) > 100) memcpy(r->title + 97, "...", 4);   /* one line of at most 100 characters */
 }
 
 /* ---- the reproduce commands ----------------------------------------------------------------- */
@@ -1058,7 +1079,7 @@ static void write_md(FILE *f, const Rep *r, const char *version) {
   fprintf(f, "| hits | %lld |\n| status | %s |\n| first seen | %s |\n| last seen | %s |\n| campaigns | ", (long long)i->hits,
           nz(i->status), nz(i->first_seen), nz(i->last_seen));
   campaigns_text(f, i);
-  fputs(" |\n| summary | ", f);
+  fprintf(f, " |\n| cluster | %s |\n| summary | ", r->cluster);
   for (const char *p = nz(i->summary); *p; p++) fputs(*p == '|' ? "\\|" : *p == '\n' ? " " : (char[2]){*p, 0}, f);
   fputs(" |\n\n## Reproduce\n\n", f);
   char *cmds = NULL;
@@ -1158,7 +1179,7 @@ static void write_html(FILE *f, const Rep *r, const char *version) {
   const char *rows[][2] = {{"back end", r->backend},       {"variant", nz(i->variant)}, {"schedule", r->schedule},
                            {"defects", r->bugs[0] ? r->bugs : "none"}, {"first bad pass", nz(i->first_bad_pass)},
                            {"status", nz(i->status)},      {"first seen", nz(i->first_seen)},
-                           {"last seen", nz(i->last_seen)}, {"summary", nz(i->summary)}};
+                           {"last seen", nz(i->last_seen)}, {"summary", nz(i->summary)}, {"cluster", r->cluster}};
   for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
     fprintf(f, "<tr><th>%s</th><td>", rows[k][0]);
     rep_html_text(f, rows[k][1]);
@@ -1280,6 +1301,7 @@ static void write_json(FILE *f, const Rep *r, const char *version) {
   json_kv(f, "first_seen", i->first_seen, true);
   json_kv(f, "last_seen", i->last_seen, true);
   json_kv(f, "summary", i->summary, true);
+  json_kv(f, "cluster", r->cluster, true);
   fputs("\"campaigns\":[", f);
   for (int c = 0; c < i->ncampaigns; c++) fprintf(f, "%s%lld", c ? "," : "", (long long)i->campaigns[c]);
   fprintf(f, "],\n\"seed\":%llu,\n\"reproduce\":[", (unsigned long long)i->seed);
@@ -1387,6 +1409,7 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
   r.kernel = r.f.reduced ? r.f.reduced : r.f.kernel;
   parse_flags(&r);
   make_title(&r);
+  cluster_line(&r, d);
   make_repro(&r, o->db_path);
   rerun(&r);
   ir_diff(&r);

@@ -13,14 +13,16 @@ ok $? "bench-1.1 bench defects --time=1 --trials=1 exits 0"
 ok $? "bench-1.2 19 defect= lines"
 grep '^defect=' "$T/out" | sed 's/^defect=\([^ ]*\) .*/\1/' | cmp -s - "$T/names"
 ok $? "bench-1.3 in defects.def order"
-! grep '^defect=' "$T/out" | grep -qv '^defect=[a-z0-9-]* found=[01]/1 median_s=[0-9]*\.[0-9]* max_s=[0-9]*\.[0-9]* signatures=[0-9]*$'
-ok $? "bench-1.4 each is defect=NAME found=K/N median_s=F max_s=F signatures=K"
-grep '^all defect=' "$T/out" | sed 's/^all defect=\([^ ]*\) signatures=[0-9]*$/\1/' | cmp -s - "$T/names"
-ok $? "bench-1.5 one 'all defect=NAME signatures=K' line per defect, in order"
-[ "$(grep -c '^all:' "$T/out")" = 1 ] && tail -n 1 "$T/out" | grep -Eq '^all: signatures=[0-9]+ unattributed=[0-9]+ shared=(none|[^ ]+:[a-z0-9-]+(\+[a-z0-9-]+)+(,.*)?)$'
+! grep '^defect=' "$T/out" | grep -qv '^defect=[a-z0-9-]* found=[01]/1 median_s=[0-9]*\.[0-9]* max_s=[0-9]*\.[0-9]* signatures=[0-9]* clusters=[0-9]*$'
+ok $? "bench-1.4 each is defect=NAME found=K/N median_s=F max_s=F signatures=K clusters=K"
+grep '^all defect=' "$T/out" | sed 's/^all defect=\([^ ]*\) signatures=[0-9]* clusters=[0-9]*$/\1/' | cmp -s - "$T/names"
+ok $? "bench-1.5 one 'all defect=NAME signatures=K clusters=K' line per defect, in order"
+[ "$(grep -c '^all:' "$T/out")" = 1 ] && tail -n 1 "$T/out" | grep -Eq '^all: signatures=[0-9]+ clusters=[0-9]+ unattributed=[0-9]+ shared=(none|[^ ]+:[a-z0-9-]+(\+[a-z0-9-]+)+(,.*)?)$'
 ok $? "bench-1.6 the closing all: line"
 [ "$(grep -c . "$T/out")" = 39 ]
 ok $? "bench-1.7 nothing else on stdout"
+! sed -n 's/.* signatures=\([0-9]*\) clusters=\([0-9]*\).*/\1 \2/p' "$T/out" | awk '$2 > $1 || ($1 > 0 && $2 < 1) { bad = 1 } END { exit !bad }'
+ok $? "bench-1.9 per line 1 <= clusters <= signatures (0 with no signature)"
 "$F" bench defects --time=0.2 --trials=2 --jobs=2 --seed=5 > "$T/out2" 2>/dev/null &&
   [ "$(grep -c '^defect=[^ ]* found=[0-2]/2 ' "$T/out2")" = 19 ]
 ok $? "bench-1.8 --trials=2 runs two trials per defect"

@@ -4,7 +4,8 @@
 # refused, a campaign never merged twice, counts that are the sums), status,
 # show and export of unknown ids, list's header, reading commands that never
 # create a file, the upgrade of a version 1 file, and an exported reproducer
-# that pto-check and ptofuzz diff both take (diff honouring its # flags).
+# that pto-check and ptofuzz diff both take (diff honouring its # flags);
+# the cluster keys a campaign stores and `db list --clusters`.
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 q() { sqlite3 "$1" "$2"; }
@@ -152,4 +153,29 @@ ok $? "dbcli-6.2 a version 1 file is not merged before it is upgraded"
 "$F" db stats --db="$T/v1copy.db" > /dev/null && "$F" db merge "$T/v1copy.db" --db="$T/v1.db" > "$T/out" 2>&1 &&
   grep -q 'already_present=2' "$T/out" && [ "$(q "$T/v1.db" 'select hits from finding')" = 7 ]
 ok $? "dbcli-6.3 two upgraded copies of one file are recognised as the same campaigns"
+# clusters: two defects, each giving one signature per split mode
+C="$T/c.db"
+"$F" run --count=150 --seed=7 --bugs=slice-halve-args,subblock-outside-zero --db="$C" --quiet > /dev/null 2>&1
+nf=$(q "$C" 'select count(*) from finding')
+[ "$nf" -ge 4 ] && [ "$(q "$C" 'select count(*) from finding where cluster is null')" = 0 ]
+ok $? "dbcli-7.1 the campaign stores a cluster key with each new finding ($nf findings)"
+"$F" db list --clusters --db="$C" > "$T/cl" 2> "$T/err"
+[ $? = 0 ] && [ "$(grep -c '^  [0-9]' "$T/cl")" = "$nf" ] &&
+  [ "$(grep -c '^cluster ' "$T/cl")" = "$(q "$C" 'select count(distinct cluster) from finding')" ]
+ok $? "dbcli-7.2 db list --clusters: a header per cluster, every finding once"
+[ "$(sed -n 's/^cluster .* signatures=\([0-9]*\) hits=.*/\1/p' "$T/cl" | paste -sd+ | bc)" = "$nf" ] &&
+  [ "$(sed -n 's/^cluster .* hits=\([0-9]*\)$/\1/p' "$T/cl" | paste -sd+ | bc)" = "$(q "$C" 'select sum(hits) from finding')" ]
+ok $? "dbcli-7.3 the headers' signature counts and hits add up to the findings'"
+grep -q '^cluster reject/auto_split/E-VALID/slice  signatures=2 ' "$T/cl" && grep -q '^cluster race/auto_split  signatures=2 ' "$T/cl"
+ok $? "dbcli-7.4 each defect's up_down and left_right signatures share one cluster"
+q "$C" 'update finding set cluster = null'
+"$F" db list --clusters --db="$C" > "$T/cl2" && cmp -s "$T/cl" "$T/cl2" &&
+  [ "$(q "$C" 'select count(*) from finding where cluster is null')" = "$nf" ]
+ok $? "dbcli-7.5 keys not stored are computed alike, and db list writes none"
+"$F" db show 1 --clusters --db="$C" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q -- "--clusters" "$T/err"
+ok $? "dbcli-7.6 --clusters with another subcommand is a usage error"
+"$F" db list --db="$C" | awk 'NR > 1 { t = substr($0, index($0, $4 "  ") + length($4) + 2); if (length(t) > 100 || t == "") bad = 1 }
+  END { exit bad }'
+ok $? "dbcli-7.7 db list's titles are one line of at most 100 characters"
 plan

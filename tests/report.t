@@ -3,10 +3,10 @@
 # then the triage report of its first miscompile as markdown (with a valid PNG
 # picture beside it that shows the lane boundary), JSON (parsed by JSON::PP,
 # with the fields) and HTML (the picture inlined); the reproduce commands it
-# prints reproduce the signature; errors are usage errors. The markdown stands
-# alone in an issue (no local path or link; a text picture, rendered by cmark),
-# and a transposed tile's picture puts the lane boundary on the axis the lanes
-# own.
+# prints reproduce the signature; the title names the output and the report
+# its cluster; errors are usage errors. The markdown stands alone in an issue
+# (no local path or link; a text picture, rendered by cmark), and a transposed
+# tile's picture puts the lane boundary on the axis the lanes own.
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 PS="$B/tests/pngstat"
@@ -98,6 +98,17 @@ EOF2
   (cd "$T" && "$OLDPWD/$F" report 1 --db=tr.db --reduce=0 -o tr.md) &&
   grep -q '^ 0 oooooooo|MMMMMMMM$' "$T/tr.md" && grep -q '^15 ........ EEEEEEEE$' "$T/tr.md"
 ok $? "report-6.3 a transposed store under up_down: the lane boundary between columns, not rows"
+# the title names the output and where it is wrong; the cluster line lists the other findings of the cluster
+T1=$(sed -n '1s/^# ptofuzz finding [0-9]*: //p' "$T/r.md")
+echo "$T1" | grep -Eq '^Wrong output [A-Za-z_][A-Za-z0-9_]* rows? [0-9-]+, cols? [0-9-]+' && [ "${#T1}" -le 100 ]
+ok $? "report-7.1 the title names the output, its rows and columns, in at most 100 characters ($T1)"
+KEY=$(sqlite3 "$DB" "select cluster from finding where id = $ID")
+PEERS=$(sqlite3 "$DB" "select group_concat(id, ', ') from finding where cluster = '$KEY' and id != $ID order by id")
+if [ -n "$PEERS" ]; then want="in this cluster: $PEERS |"; else want="no other signature in this cluster |"; fi
+grep -qF "| cluster | $KEY; " "$T/r.md" && grep -F "| cluster |" "$T/r.md" | grep -qF "$want"
+ok $? "report-7.2 the cluster line: $KEY, and the other findings in it (${PEERS:-none})"
+perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); $j->{cluster} =~ /^\Q$ARGV[0]\E; / or exit 1' "$KEY" < "$T/r.json"
+ok $? "report-7.3 the JSON carries the cluster"
 
 RID=$("$F" db list --db="$DB" | awk '$4 ~ /^reject\|/ { print $1; exit }')
 "$F" report "${RID:-1}" --db="$DB" > "$T/rej.md" 2>/dev/null && grep -q 'not a miscompile' "$T/rej.md"
