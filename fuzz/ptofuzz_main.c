@@ -9,7 +9,7 @@
  *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
  *          [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]
  *   reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]
- *   report ID [--db=F] [--format=md|html|json] [-o FILE]   dashboard [--db=F] -o DIR
+ *   report ID [--db=F] [--format=md|html|json] [-o FILE] [--bundle DIR [--replays=N]]   dashboard [--db=F] -o DIR
  * Every command and subcommand answers --help (usage on stdout, exit 0) and
  * --version; a usage error names the bad argument (exit 1). `run` without
  * --seed draws a fresh seed (/dev/urandom, else the clock) that the summary
@@ -57,7 +57,8 @@ static const struct {
            "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
            "ptofuzz db merge F... [--db=F]     fold F... into the database (default findings.db)\n"},
     {"import", "ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST|all]     engine crash files -> findings\n"},
-    {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE] [--pypto=DIR[,DIR...]]     a finding's triage report\n"},
+    {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE] [--pypto=DIR[,DIR...]]     a finding's triage report\n"
+               "                  [--bundle=DIR [--replays=N]]     ... and a folder that reproduces it with only the blamed tool\n"},
     {"dashboard", "ptofuzz dashboard [--db=F] -o DIR     a static HTML page over the database\n"},
     {"reduce", "ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST|all] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
                "                [--backend=model|ptoas|pypto] [--ptoas=P] [--pto-isa=D] [--pypto=DIR] [--jobs=J]\n"
@@ -976,15 +977,18 @@ done:
   return rc;
 }
 
-/* `report ID [--db=F] [--format=md|html|json] [-o FILE]` and `dashboard [--db=F] -o DIR`
- * (reports/report.c, reports/dashboard.c). */
+/* `report ID [--db=F] [--format=md|html|json] [-o FILE] [--bundle=DIR [--replays=N]]` and
+ * `dashboard [--db=F] -o DIR` (reports/report.c, reports/bundle.c, reports/dashboard.c). */
 static int triage(bool dash, int argc, char **argv) {
   const char *cmd = dash ? "dashboard" : "report";
-  const char *path = "findings.db", *out = NULL, *fmt = "md", *ids = NULL, *pypto = NULL;
+  const char *path = "findings.db", *out = NULL, *fmt = "md", *ids = NULL, *pypto = NULL, *bundle = NULL,
+             *replays = NULL;
   for (int i = 0; i < argc; i++) {
     if (flag(argv[i], "--db=", &path) || flag(argv[i], "--format=", &fmt) || flag(argv[i], "-o=", &out) ||
-        (!dash && flag(argv[i], "--pypto=", &pypto))) {
+        (!dash && (flag(argv[i], "--pypto=", &pypto) || flag(argv[i], "--bundle=", &bundle) ||
+                   flag(argv[i], "--replays=", &replays)))) {
     } else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (!dash && !strcmp(argv[i], "--bundle") && i + 1 < argc) bundle = argv[++i];
     else if (argv[i][0] == '-' || dash || ids) return bad_arg(cmd, argv[i], NULL);
     else ids = argv[i];
   }
@@ -993,6 +997,11 @@ static int triage(bool dash, int argc, char **argv) {
   RepFormat f = !strcmp(fmt, "md") ? REP_MD : !strcmp(fmt, "html") ? REP_HTML : !strcmp(fmt, "json") ? REP_JSON : -1;
   if ((int)f < 0) return bad_arg(cmd, fmt, "unknown --format");
   if (dash && !out) return bad_arg(cmd, "-o DIR", "missing");
+  char *re = NULL;
+  long nrep = replays ? strtol(replays, &re, 10) : 0;
+  if (replays && (!*replays || *re || nrep < 1 || nrep > 100)) return bad_arg(cmd, replays, "--replays wants 1 to 100");
+  if (replays && !bundle) return bad_arg(cmd, "--replays", "only with --bundle");
+  if (bundle && !*bundle) return bad_arg(cmd, "--bundle=", "an empty directory name");
   if (!dash && (!ids || !*ids || *e || id < 1)) return bad_arg(cmd, ids ? ids : "ID", ids ? "not a finding id" : "missing");
   char err[256];
   Db *d = db_open_existing(path, err, sizeof err);
@@ -1002,7 +1011,7 @@ static int triage(bool dash, int argc, char **argv) {
   }
   int rc = dash ? rep_dashboard(d, out, path, PTOFUZZ_VERSION)
                 : rep_report(d, id, &(RepOpts){.format = f, .out = out, .db_path = path, .version = PTOFUZZ_VERSION,
-                                                .pypto = pypto});
+                                                .pypto = pypto, .bundle = bundle, .replays = (int)nrep});
   db_close(d);
   return rc;
 }
