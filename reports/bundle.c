@@ -327,7 +327,10 @@ static void sh_cxx_run(Bd *b, FILE *f) {
   const char *argv[64];
   int a = 0;
   argv[a++] = "timeout", argv[a++] = "300", argv[a++] = "\"$CXX\"";
-  for (int i = 0; i < nf && a < 50; i++) argv[a++] = fl[i];
+  /* one unit holds the harness, which catches what a kernel throws: with exception handling (as real.c
+   * compiles the harness's object); -fignore-exceptions would turn the catch into std::terminate */
+  for (int i = 0; i < nf && a < 50; i++)
+    if (strcmp(fl[i], "-fignore-exceptions")) argv[a++] = fl[i];
   argv[a++] = "-I", argv[a++] = "\"$INC\"", argv[a++] = "-ferror-limit=0", argv[a++] = "-fno-color-diagnostics";
   argv[a++] = "\"$W/harness.cpp\"", argv[a++] = "-o", argv[a++] = "\"$W/prog\"", argv[a++] = "-lpthread";
   argv[a] = NULL;
@@ -670,10 +673,12 @@ static bool write_readme(Bd *b) {
   fflush(b->cm);
   fence(f, b->cmds ? b->cmds : "");
   if (!strcmp(be, "ptoas"))
-    fputs("The compile flags are those of every program ptofuzz compiles (oracle/real.c); ptofuzz adds a precompiled\n"
-          "header and a serial stand-in for `pto/cpu/parallel.hpp` (one thread per tile operation instead of\n"
-          "pto-isa's thread pool, the same tiles) and links with lld. This bundle uses neither: pto-isa's own\n"
-          "headers, as shipped, and the compiler's default linker; the replays above are with pto-isa's own headers.\n\n", f);
+    fputs("The compile flags are those of every program ptofuzz compiles (oracle/real.c) but `-fignore-exceptions`:\n"
+          "here one unit holds both the kernel and the harness, which catches what a kernel throws (exit 3), as\n"
+          "ptofuzz's separately compiled harness does. ptofuzz also adds a precompiled header and a serial stand-in\n"
+          "for `pto/cpu/parallel.hpp` (the rows of a tile operation on the calling thread instead of pto-isa's\n"
+          "threads: the same tiles) and links with lld; this bundle uses none of them: pto-isa's own headers as\n"
+          "shipped and the compiler's default linker. The replays above were made this way.\n\n", f);
   fputs("## Files\n\n", f);
   fputs("- `kernel.ptk`: the kernel (reduced when the finding has a reduced text), with the finding's `# flags:` and `# seed:`\n"
         "- `manifest.txt`: per tensor its name, dtype, shape, in/out and bytes\n"

@@ -1336,7 +1336,9 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
   free(r.out);
   free(r.ir_diff);
   free(r.program);
-  if (r.bundled) printf("bundle %s: reproduces %d of %d\n", o->bundle, r.bundle.reproduced, r.bundle.replays);
+  if (r.bundled)                                /* after the report; on stderr when HTML or JSON went to stdout */
+    fprintf(!o->out && o->format != REP_MD ? stderr : stdout, "bundle %s: reproduces %d of %d\n", o->bundle,
+            r.bundle.reproduced, r.bundle.replays);
   rep_bundle_free(&r.bundle);
   db_info_free(&r.f);
   return rc;
