@@ -699,7 +699,9 @@ static bool write_readme(Bd *b) {
   fputs("- `run.sh`, `README.md`\n\n", f);
   fputs("## Tools\n\n", f);
   for (int k = 0; k < b->res->ntools; k++) fprintf(f, "- %s\n", b->res->tools[k]);
-  if (!b->res->ntools) fputs("- ptoc, ptosim, ptofuzz: the build on PATH (`ptofuzz --version`)\n", f);
+  if (!b->res->ntools)
+    fprintf(f, "- ptoc, ptosim, ptofuzz: the build on PATH (`ptofuzz --version`); the bundle was written and replayed "
+               "by %s\n", nz(b->o->tool));
   if (b->res->first_error) {
     fputs("\n## The tool's first error (when the bundle was written)\n\n", f);
     fence(f, b->res->first_error);

@@ -217,6 +217,7 @@ typedef struct {
   const char *backend;                          /* model, ptoas or pypto */
   const char *bugs, *schedule;                  /* the test case's --bugs list and schedule (rr, random:N) */
   const char *title;                            /* the report's title in words */
+  const char *tool;                             /* "ptofuzz VERSION (commit C)", the report's */
   const char *pypto;                            /* PyPTO builds (orc_pypto_builds' list): the first is used */
   const char *program, *program_note;           /* PyPTO: the program ptoc translates the kernel into, or why none */
 } RepBundleOpts;

@@ -850,7 +850,9 @@ static void environment(Rep *r) {
 static int tools_and_bundle(Rep *r, const RepOpts *o) {
   r->ntools = rep_tools(r->backend, o->pypto, r->tools, REP_MAX_TOOLS);
   if (!o->bundle) return 0;
-  RepBundleOpts bo = {.dir = o->bundle, .replays = o->replays, .backend = r->backend, .bugs = r->bugs,
+  char tool[200];
+  snprintf(tool, sizeof tool, "ptofuzz %s (commit %s)", o->version ? o->version : "?", PTO_COMMIT);
+  RepBundleOpts bo = {.dir = o->bundle, .replays = o->replays, .backend = r->backend, .bugs = r->bugs, .tool = tool,
                       .schedule = r->schedule, .title = r->title, .pypto = o->pypto, .program = r->program,
                       .program_note = r->program_note};
   int rc = rep_bundle(r->db, &r->f, &bo, &r->bundle);
