@@ -9,7 +9,7 @@
  *   reduce FILE [--signature=SIG] [--bugs=LIST] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]
  *          [--backend=model|ptoas] [--ptoas=P] [--pto-isa=D] [--jobs=J]
  *   reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas] [...]
- *   report ID [--db=F] [--format=md|html|json] [-o FILE]   dashboard [--db=F] -o DIR
+ *   report ID [--db=F] [--format=md|html|json] [-o FILE] [--bundle DIR [--replays=N]]   dashboard [--db=F] -o DIR
  * Every command and subcommand answers --help (usage on stdout, exit 0) and
  * --version; a usage error names the bad argument (exit 1). `run` without
  * --seed draws a fresh seed (/dev/urandom, else the clock) that the summary
@@ -66,8 +66,9 @@ static const struct {
                "                ptoas binaries or names under shared/third_party/bin): where it stops or starts\n"},
     {"import", "ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST|all]     engine crash files -> findings\n"},
     {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE] [--pypto=DIR[,DIR...]] [--reduce=S]\n"
-               "                a finding's triage report; a test case not yet reduced is reduced first, within\n"
-               "                S seconds (default 60; 0: as found), and stored\n"},
+               "                  [--bundle=DIR [--replays=N]]     a finding's triage report; a test case not yet\n"
+               "                reduced is reduced first, within S seconds (default 60; 0: as found), and stored;\n"
+               "                --bundle: a folder that reproduces it with only the blamed tool\n"},
     {"dashboard", "ptofuzz dashboard [--db=F] -o DIR     a static HTML page over the database\n"},
     {"reduce", "ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST|all] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
                "                [--backend=model|ptoas|pypto] [--ptoas=P] [--pto-isa=D] [--pypto=DIR] [--jobs=J]\n"
@@ -1024,16 +1025,19 @@ done:
 
 enum { REPORT_REDUCE_S = 60 };                  /* report: the default --reduce=S */
 
-/* `report ID [--db=F] [--format=md|html|json] [-o FILE] [--reduce=S]` and `dashboard [--db=F] -o DIR`
- * (reports/report.c, reports/dashboard.c). */
+/* `report ID [--db=F] [--format=md|html|json] [-o FILE] [--reduce=S] [--bundle=DIR [--replays=N]]` and
+ * `dashboard [--db=F] -o DIR` (reports/report.c, reports/bundle.c, reports/dashboard.c). */
 static int triage(bool dash, int argc, char **argv) {
   const char *cmd = dash ? "dashboard" : "report";
-  const char *path = "findings.db", *out = NULL, *fmt = "md", *ids = NULL, *pypto = NULL;
+  const char *path = "findings.db", *out = NULL, *fmt = "md", *ids = NULL, *pypto = NULL, *bundle = NULL,
+             *replays = NULL;
   double rsecs = REPORT_REDUCE_S;
   for (int i = 0; i < argc; i++) {
     if (flag(argv[i], "--db=", &path) || flag(argv[i], "--format=", &fmt) || flag(argv[i], "-o=", &out) ||
-        (!dash && (flag(argv[i], "--pypto=", &pypto) || (num(argv[i], "--reduce=", &rsecs) && rsecs >= 0)))) {
+        (!dash && (flag(argv[i], "--pypto=", &pypto) || flag(argv[i], "--bundle=", &bundle) ||
+                   flag(argv[i], "--replays=", &replays) || (num(argv[i], "--reduce=", &rsecs) && rsecs >= 0)))) {
     } else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (!dash && !strcmp(argv[i], "--bundle") && i + 1 < argc) bundle = argv[++i];
     else if (argv[i][0] == '-' || dash || ids) return bad_arg(cmd, argv[i], NULL);
     else ids = argv[i];
   }
@@ -1042,6 +1046,11 @@ static int triage(bool dash, int argc, char **argv) {
   RepFormat f = !strcmp(fmt, "md") ? REP_MD : !strcmp(fmt, "html") ? REP_HTML : !strcmp(fmt, "json") ? REP_JSON : -1;
   if ((int)f < 0) return bad_arg(cmd, fmt, "unknown --format");
   if (dash && !out) return bad_arg(cmd, "-o DIR", "missing");
+  char *re = NULL;
+  long nrep = replays ? strtol(replays, &re, 10) : 0;
+  if (replays && (!*replays || *re || nrep < 1 || nrep > 100)) return bad_arg(cmd, replays, "--replays wants 1 to 100");
+  if (replays && !bundle) return bad_arg(cmd, "--replays", "only with --bundle");
+  if (bundle && !*bundle) return bad_arg(cmd, "--bundle=", "an empty directory name");
   if (!dash && (!ids || !*ids || *e || id < 1)) return bad_arg(cmd, ids ? ids : "ID", ids ? "not a finding id" : "missing");
   char err[256];
   Db *d = db_open_existing(path, err, sizeof err);
@@ -1063,7 +1072,7 @@ static int triage(bool dash, int argc, char **argv) {
   }
   int rc = dash ? rep_dashboard(d, out, path, PTOFUZZ_VERSION)
                 : rep_report(d, id, &(RepOpts){.format = f, .out = out, .db_path = path, .version = PTOFUZZ_VERSION,
-                                                .pypto = pypto});
+                                                .pypto = pypto, .bundle = bundle, .replays = (int)nrep});
   db_close(d);
   return rc;
 }

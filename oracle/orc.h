@@ -189,6 +189,26 @@ typedef struct {
                                                    RealJob.cpp set (tests) */
 } RealOpts;
 
+/* What a bundle (reports/bundle.c) needs to run one job without ptofuzz: the
+ * standalone host program of job j (harness.cpp: the harness every kernel
+ * program links, then `#include "cpp"` inside a namespace, j's calls and main;
+ * comm: the C++ includes pto/comm/pto_comm_inst.hpp), malloc'd; the compile
+ * flags of every kernel program (the precompiled header's -I and -include-pch
+ * and the serial parallel.hpp's -I aside); the fixed environment a program
+ * runs in (NULL-terminated). */
+char *orc_real_harness(const RealJob *j, const char *cpp, bool comm);
+const char *const *orc_real_cxx_flags(int *n);
+const char *const *orc_real_run_env(void);
+enum { ORC_REAL_PTOAS_LIMIT_S = 60, ORC_REAL_RUN_LIMIT_S = 10 };   /* ptoas alone; a program's run */
+/* The tools' identities, one line each: ptoas's version line and commit (from a
+ * COMMIT file, git, or the README.md table of shared/third_party), pto-isa's
+ * commit (likewise), the C++ compiler's version line. */
+typedef struct {
+  char ptoas[700], isa[700], cxx[700];
+  char ptoas_path[512], isa_path[512];
+} RealIds;
+void orc_real_ids(const RealTools *t, RealIds *id);
+
 /* ---- realdiff.c: kernels through the real back end, compared with the golden run ---- */
 
 enum { ORC_NREAL = 4 };                          /* ptoas:none@a3 ptoas:none@a5 ptoas:up_down@T ptoas:left_right@T */
@@ -240,6 +260,30 @@ void orc_real_classify(const Kernel *gk, Sim *g, Sim *g0, VarResult *x, const Re
  * program (with a precompiled pto/pto-inst.hpp), each job run in a process of
  * its own with a time limit. Fills st, msg, the times and RealParam.out. */
 void orc_real_run(const RealTools *t, RealJob *jobs, int n, const RealOpts *o);
+
+/* One real variant of a kernel, ready to run (a bundle's, reports/bundle.c):
+ * compiled and printed as PTO-AS exactly as orc_real_check does, the job
+ * (RealJob: text, arch, functions, lanes, slot buffer, FFTS, the tensors'
+ * initial bytes from the golden run's inputs), and per tensor its name, dtype,
+ * shape, direction and the golden run's bytes after the run. */
+typedef struct {
+  const char *name;
+  Dtype dt;
+  int rows, cols;
+  bool out;                                     /* written by the kernel (out or inout) */
+  const unsigned char *init, *golden;           /* before and after the golden run */
+} OrcTensor;
+typedef struct {
+  RealJob job;                                  /* zero for variant -1 */
+  int nt;
+  OrcTensor *t;                                 /* the kernel's tensors, in parameter order */
+  char why[300];                                /* when false: why there is no job */
+  void *priv;
+} OrcRealPrep;
+/* variant: orc_real_variant's index, or -1 for the golden run alone. False with why set (the kernel does not parse,
+ * its golden run fails, the variant never reaches ptoas); free it either way. */
+bool orc_real_prepare(const Src *src, uint64_t seed, uint32_t bugs, int variant, OrcRealPrep *p);
+void orc_real_prepare_free(OrcRealPrep *p);
 
 /* ---- probe.c: where a real miscompile starts ---------------------------------------------- */
 

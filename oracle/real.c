@@ -886,6 +886,91 @@ bool orc_real_find(RealTools *t, const char *ptoas_flag, const char *isa_flag) {
   return ok;
 }
 
+/* ---- what the tools are ----------------------------------------------------------------- */
+
+/* The 40-hex-digit commit after `commit ` on the first line of path holding every
+ * needle; false when none. */
+static bool commit_in(const char *path, const char *n1, const char *n2, char *out, size_t n) {
+  char *text = read_part(path, 1 << 20, false, NULL);
+  bool ok = false;
+  for (const char *l = text; l && *l && !ok;) {
+    const char *e = strchr(l, '\n');
+    size_t len = e ? (size_t)(e - l) : strlen(l);
+    char line[1024];
+    line_of(l, line, sizeof line);
+    const char *c = strstr(line, "commit ");
+    if (c && len < sizeof line && strstr(line, n1) && (!n2 || strstr(line, n2)) && strspn(c + 7, "0123456789abcdef") >= 40)
+      ok = fmt(out, n, "%.40s", c + 7);
+    l = e ? e + 1 : NULL;
+  }
+  free(text);
+  return ok;
+}
+
+/* The commit of the tree at dir: DIR/COMMIT, else the git repository whose top it is. */
+static bool tree_commit(const char *dir, const char *cache, char *out, size_t n, char *how, size_t hn) {
+  char p[PATH_MAX];
+  char *c = fmt(p, sizeof p, "%s/COMMIT", dir) ? read_part(p, 4096, false, NULL) : NULL;
+  bool ok = c && strspn(c, "0123456789abcdef") >= 7 && fmt(out, n, "%.*s", (int)strspn(c, "0123456789abcdef"), c) &&
+            fmt(how, hn, "%s", p);
+  free(c);
+  if (ok) return true;
+  const char *argv[] = {"git", "-C", dir, "rev-parse", "--show-toplevel", "HEAD", NULL};
+  char *o = NULL, *e = NULL, top[PATH_MAX] = "", real[PATH_MAX];
+  Proc pr;
+  run_capture(argv, cache, VERSION_LIMIT_S, &pr, &o, &e);
+  if (!pr.spawn_errno && !pr.timed_out && WIFEXITED(pr.status) && WEXITSTATUS(pr.status) == 0 && o) {
+    line_of(o, top, sizeof top);
+    const char *h = strchr(o, '\n');
+    ok = h && realpath(dir, real) && !strcmp(real, top) && strspn(h + 1, "0123456789abcdef") >= 40 &&
+         fmt(out, n, "%.40s", h + 1) && fmt(how, hn, "git");
+  }
+  free(o);
+  free(e);
+  return ok;
+}
+
+void orc_real_ids(const RealTools *t, RealIds *id) {
+  char c[48], how[PATH_MAX + 16], dir[PATH_MAX], readme[PATH_MAX];
+  /* ptoas: its version line, and a commit from the README.md of the directory above its own
+   * (shared/third_party: a table row "ptoas 0.42, commit ...") or a COMMIT file beside it */
+  fmt(id->ptoas, sizeof id->ptoas, "%s", t->version);
+  copy_str(dir, sizeof dir, t->ptoas);
+  char *sl = strrchr(dir, '/');
+  if (sl) *sl = 0;
+  const char *num = strchr(t->version, ' ');
+  char ver[64];
+  fmt(ver, sizeof ver, "%s, commit", num ? num : t->version);
+  sl = strrchr(dir, '/');
+  if (sl && fmt(readme, sizeof readme, "%.*s/README.md", (int)(sl - dir), dir) && num &&
+      commit_in(readme, "ptoas", ver, c, sizeof c))
+    fmt(id->ptoas, sizeof id->ptoas, "%s, commit %s (%s)", t->version, c, readme);
+  else if (tree_commit(dir, t->cache, c, sizeof c, how, sizeof how))
+    fmt(id->ptoas, sizeof id->ptoas, "%s, commit %s (%s)", t->version, c, how);
+  else fmt(id->ptoas, sizeof id->ptoas, "%s, commit unknown", t->version);
+  fmt(id->ptoas_path, sizeof id->ptoas_path, "%s", t->ptoas);
+  /* pto-isa: COMMIT or git at its root, else the README.md above it (a row naming `NAME/include/`) */
+  fmt(id->isa_path, sizeof id->isa_path, "%s", t->isa);
+  copy_str(dir, sizeof dir, t->isa);
+  sl = strrchr(dir, '/');
+  char row[PATH_MAX];
+  if (tree_commit(t->isa, t->cache, c, sizeof c, how, sizeof how)) fmt(id->isa, sizeof id->isa, "commit %s (%s)", c, how);
+  else if (sl && fmt(readme, sizeof readme, "%.*s/README.md", (int)(sl - dir), dir) &&
+           fmt(row, sizeof row, "`%s/include/`", sl + 1) && commit_in(readme, row, NULL, c, sizeof c))
+    fmt(id->isa, sizeof id->isa, "commit %s (%s)", c, readme);
+  else fmt(id->isa, sizeof id->isa, "commit unknown");
+  /* the C++ compiler: the first line of --version */
+  const char *argv[] = {t->cxx, "--version", NULL};
+  char *o = NULL, *e = NULL;
+  Proc p;
+  run_capture(argv, t->cache, VERSION_LIMIT_S, &p, &o, &e);
+  char line[200] = "unknown";
+  if (o && first_line(o)) line_of(first_line(o), line, sizeof line);
+  fmt(id->cxx, sizeof id->cxx, "%s (%s)", line, t->cxx);
+  free(o);
+  free(e);
+}
+
 /* ---- one call: the work directory and the jobs' state ------------------------------ */
 
 typedef struct {
@@ -1671,8 +1756,35 @@ static void emit_call(Buf *b, const char *side, int i, const RealJob *j, const c
   buf_add(b, "); }\n");
 }
 
-/* Writes the program of unit u: each job's C++ inside a namespace of its own (its
- * #include of pto/pto-inst.hpp is then a no-op: ptofuzz-harness.hpp included it),
+/* A job's C++ inside a namespace of its own (its #include of pto/pto-inst.hpp
+ * is then a no-op: the harness header included it). */
+static void emit_include(Buf *b, int i, const char *cpp) {
+  /* ptoas's collective-op prologue #defines PIPE_FIX; it must not leak into the next job */
+  buf_add(b, "namespace pfz_job%d {\n#include \"%s\"\n}  // namespace pfz_job%d\n#undef PIPE_FIX\n", i, cpp, i);
+}
+
+/* A job's tensor sizes and the calls of its functions. */
+static void emit_calls(Buf *b, int i, const RealJob *j) {
+  buf_add(b, "const size_t pfz_bytes_%d[] = {", i);
+  for (int q = 0; q < j->np; q++) buf_add(b, "%s%zu", q ? ", " : "", j->p[q].bytes);
+  buf_add(b, "%s};\n", j->np ? "" : "0");
+  if (j->fn_cube) emit_call(b, "cube", i, j, j->fn_cube, j->ffts_cube, false);
+  if (j->fn_vec) emit_call(b, "vec", i, j, j->fn_vec, j->ffts_vec, j->lane_arg);
+}
+
+/* A job's row of the table pfz_main reads. */
+static void emit_row(Buf *b, int i, const RealJob *j) {
+  char cube[48] = "nullptr", vec[48] = "nullptr";
+  if (j->fn_cube) fmt(cube, sizeof cube, "pfz_cube_%d", i);
+  if (j->fn_vec) fmt(vec, sizeof vec, "pfz_vec_%d", i);
+  buf_add(b, "    {%d, %d, %d, %d, %zu, %d, pfz_bytes_%d, %s, %s},\n", i, j->np, j->fn_vec ? j->lanes : 0,
+          !strcmp(j->arch, "a5"), j->slot_bytes, j->ffts_cube || j->ffts_vec ? PTO_FFTS_BYTES : 0, i, cube, vec);
+}
+
+static const char unit_main[] = "int main(int argc, char **argv) {\n"
+                                "  return pfz_harness::pfz_main(argc, argv, pfz_jobs, sizeof pfz_jobs / sizeof *pfz_jobs);\n}\n";
+
+/* Writes the program of unit u: each job's C++ inside a namespace of its own,
  * the calls, a table of jobs and main. */
 static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
   Buf b = {0};
@@ -1691,38 +1803,51 @@ static bool unit_write(const Run *R, const Unit *u, UnitRun *ur) {
     char cpp[PATH_MAX];
     jpath(R, i, "cpp", cpp, sizeof cpp);
     ur->lines[k].lo = b.lines + 1;
-    /* ptoas's collective-op prologue #defines PIPE_FIX; it must not leak into the next job */
-    buf_add(&b, "namespace pfz_job%d {\n#include \"%s\"\n}  // namespace pfz_job%d\n#undef PIPE_FIX\n", i, cpp, i);
+    emit_include(&b, i, cpp);
     ur->lines[k].hi = b.lines;
   }
   buf_add(&b, "\nnamespace {\nusing pfz_harness::PfzArg;\nusing pfz_harness::PfzJob;\n");
   for (int k = 0; k < u->n; k++) {
-    int i = u->job[k];
-    const RealJob *j = &R->jobs[i];
     ur->lines[k].lo2 = b.lines + 1;
-    buf_add(&b, "const size_t pfz_bytes_%d[] = {", i);
-    for (int q = 0; q < j->np; q++) buf_add(&b, "%s%zu", q ? ", " : "", j->p[q].bytes);
-    buf_add(&b, "%s};\n", j->np ? "" : "0");
-    if (j->fn_cube) emit_call(&b, "cube", i, j, j->fn_cube, j->ffts_cube, false);
-    if (j->fn_vec) emit_call(&b, "vec", i, j, j->fn_vec, j->ffts_vec, j->lane_arg);
+    emit_calls(&b, u->job[k], &R->jobs[u->job[k]]);
     ur->lines[k].hi2 = b.lines;
   }
   buf_add(&b, "const PfzJob pfz_jobs[] = {\n");
-  for (int k = 0; k < u->n; k++) {
-    int i = u->job[k];
-    const RealJob *j = &R->jobs[i];
-    char cube[48] = "nullptr", vec[48] = "nullptr";
-    if (j->fn_cube) fmt(cube, sizeof cube, "pfz_cube_%d", i);
-    if (j->fn_vec) fmt(vec, sizeof vec, "pfz_vec_%d", i);
-    buf_add(&b, "    {%d, %d, %d, %d, %zu, %d, pfz_bytes_%d, %s, %s},\n", i, j->np, j->fn_vec ? j->lanes : 0,
-            !strcmp(j->arch, "a5"), j->slot_bytes, j->ffts_cube || j->ffts_vec ? PTO_FFTS_BYTES : 0, i, cube, vec);
-  }
-  buf_add(&b, "};\n}  // namespace\n\nint main(int argc, char **argv) {\n"
-              "  return pfz_harness::pfz_main(argc, argv, pfz_jobs, sizeof pfz_jobs / sizeof *pfz_jobs);\n}\n");
+  for (int k = 0; k < u->n; k++) emit_row(&b, u->job[k], &R->jobs[u->job[k]]);
+  buf_add(&b, "};\n}  // namespace\n\n%s", unit_main);
   bool ok = !b.bad && write_file(ur->src, b.s, b.n);
   free(b.s);
   return ok;
 }
+
+char *orc_real_harness(const RealJob *j, const char *cpp, bool comm) {
+  Buf b = {0};
+  const char *code = strstr(harness_cpp, "#include \"ptofuzz-harness.hpp\"\n");
+  if (!code) die("harness_cpp lost its #include");
+  code += strlen("#include \"ptofuzz-harness.hpp\"\n");
+  buf_add(&b, "// harness.cpp: a standalone host program for one kernel on pto-isa's CPU simulation\n"
+              "// (generated by ptofuzz, oracle/real.c: the harness every ptofuzz kernel program links).\n"
+              "// Usage: PROGRAM 0 IN OUT: IN holds every GM tensor's bytes in parameter order, OUT gets them\n"
+              "// after the run; exit 3 an exception escaped the kernel, 124 it wrote outside a tensor, 125 the\n"
+              "// harness itself failed.\n%s\n%s", harness_hpp, code);
+  if (comm) buf_add(&b, "#include \"pto/comm/pto_comm_inst.hpp\"\n");
+  buf_add(&b, "\n");
+  emit_include(&b, 0, cpp);
+  buf_add(&b, "\nnamespace {\nusing pfz_harness::PfzArg;\nusing pfz_harness::PfzJob;\n");
+  emit_calls(&b, 0, j);
+  buf_add(&b, "const PfzJob pfz_jobs[] = {\n");
+  emit_row(&b, 0, j);
+  buf_add(&b, "};\n}  // namespace\n\n%s", unit_main);
+  if (b.bad) die("out of memory");
+  return b.s;
+}
+
+const char *const *orc_real_cxx_flags(int *n) {
+  *n = NFLAGS;
+  return cxx_flags;
+}
+
+const char *const *orc_real_run_env(void) { return run_env; }
 
 /* ---- jobs that fail alike ------------------------------------------------------------------ */
 

@@ -381,6 +381,94 @@ static void probe_round(const RealTools *t, Case *cs, const JobRef *ref, int nj,
   free(px);
 }
 
+/* The front end of rc's kernel, its golden run and its inputs; false (rc->invalid
+ * and why set) when the kernel has none. case_close releases it either way. */
+static bool case_open(Case *c, RealCase *rc) {
+  c->c = rc;
+  c->A = ir_arena_new();
+  c->comp = (Comp){.A = ir_arena_new(), .src = *rc->src, .o = {.split = -1, .target = -1}};
+  c->k = ir_front(&c->comp);
+  if (!c->k) {
+    rc->invalid = true;
+    rc->why = c->comp.diag;
+    return false;
+  }
+  c->g0 = sim_new(c->k, &(SimOpts){.seed = rc->input_seed});
+  c->g = sim_new(c->k, &(SimOpts){.inputs = c->g0, .origins = true});
+  if (!(c->k->expanded ? sim_run_machine(c->g, 0) : sim_run_reference(c->g))) {
+    rc->invalid = true;
+    rc->why = *sim_diag(c->g);
+    return false;
+  }
+  return true;
+}
+
+/* Variant v of c's kernel cannot run on the real tools at all: x says why. */
+static bool never_runs(const Case *c, int v, VarResult *x) {
+  bool bf16 = false;
+  for (int i = 0; i < c->k->nvars; i++) bf16 |= c->k->vars[i]->dt == DT_BF16;
+  if (bf16) {                                   /* docs/real-backend.md 6: no bfloat16 in the simulation */
+    x->out = OUT_UNSUPPORTED;
+    set(x->code, sizeof x->code, "R-SIM-BF16");
+    set(x->pass, sizeof x->pass, "cxx");
+    snprintf(x->detail, sizeof x->detail, "pto-isa's CPU simulation built as C++20 makes bfloat16_t a _Float16");
+    return true;
+  }
+  if ((c->k->explicit_split || c->k->expanded) && rv[v].split != MODE_NONE) {
+    x->out = OUT_UNSUPPORTED;
+    set(x->code, sizeof x->code, ir_diag_name(E_EXPLICIT));
+    snprintf(x->detail, sizeof x->detail, "the kernel is written with split_aiv");
+    return true;
+  }
+  return false;
+}
+
+typedef struct {
+  RealCase rc;
+  Case cs;
+  RealTimes tm;
+} Prep;
+
+bool orc_real_prepare(const Src *src, uint64_t seed, uint32_t bugs, int variant, OrcRealPrep *p) {
+  memset(p, 0, sizeof *p);
+  if (variant < -1 || variant >= ORC_NREAL) {
+    snprintf(p->why, sizeof p->why, "no real variant %d", variant);
+    return false;
+  }
+  Prep *q = calloc(1, sizeof *q);
+  if (!q) die("out of memory");
+  p->priv = q;
+  q->rc = (RealCase){.src = src, .input_seed = seed, .bugs = bugs, .only = variant};
+  if (!case_open(&q->cs, &q->rc)) {
+    snprintf(p->why, sizeof p->why, "the kernel is invalid: %s %.200s", ir_diag_name(q->rc.why.code), q->rc.why.msg);
+    return false;
+  }
+  VarResult x;
+  if (variant >= 0) init_var(&x, variant, q->cs.k->target);
+  RealParam *pp = NULL;
+  if (variant >= 0 && (never_runs(&q->cs, variant, &x) || !prepare(&q->cs, variant, &x, &p->job, &pp, &q->tm))) {
+    snprintf(p->why, sizeof p->why, "the variant never reaches ptoas: %s %s: %.200s", orc_outcome_name(x.out), x.code,
+             x.detail);
+    return false;
+  }
+  const Kernel *k = q->cs.k;
+  p->nt = k->np;
+  p->t = ir_alloc(q->cs.A, sizeof *p->t * (size_t)(k->np ? k->np : 1));
+  for (int i = 0; i < k->np; i++) {
+    const Var *T = k->params[i];
+    Gm *gm = sim_gm(q->cs.g, T);
+    p->t[i] = (OrcTensor){T->name, T->dt, gm->rows, gm->cols, T->dir != DIR_IN, sim_gm(q->cs.g0, T)->bytes, gm->bytes};
+  }
+  return true;
+}
+
+void orc_real_prepare_free(OrcRealPrep *p) {
+  Prep *q = p->priv;
+  if (q) case_close(&q->cs);
+  free(q);
+  p->priv = NULL;
+}
+
 void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *o, RealTimes *tm) {
   RealTimes local = {0};
   if (!tm) tm = &local;
@@ -393,43 +481,14 @@ void orc_real_check(const RealTools *t, RealCase *cases, int n, const RealOpts *
     RealCase *rc = cases + i;
     Case *c = cs + i;
     rc->n = 0, rc->invalid = rc->finding = rc->toolerr = false;
-    c->c = rc;
-    c->A = ir_arena_new();
-    c->comp = (Comp){.A = ir_arena_new(), .src = *rc->src, .o = {.split = -1, .target = -1}};
     double t0 = ms();
-    c->k = ir_front(&c->comp);
-    if (!c->k) {
-      rc->invalid = true;
-      rc->why = c->comp.diag;
-      continue;
-    }
-    c->g0 = sim_new(c->k, &(SimOpts){.seed = rc->input_seed});
-    c->g = sim_new(c->k, &(SimOpts){.inputs = c->g0, .origins = true});
-    if (!(c->k->expanded ? sim_run_machine(c->g, 0) : sim_run_reference(c->g))) {
-      rc->invalid = true;
-      rc->why = *sim_diag(c->g);
-      continue;
-    }
+    if (!case_open(c, rc)) continue;
     tm->emit += ms() - t0;
-    bool bf16 = false;
-    for (int i = 0; i < c->k->nvars; i++) bf16 |= c->k->vars[i]->dt == DT_BF16;
     for (int v = 0; v < ORC_NREAL; v++) {
       if (rc->only >= 0 && v != rc->only) continue;
       VarResult *x = &rc->r[rc->n++];
       init_var(x, v, c->k->target);
-      if (bf16) {                               /* docs/real-backend.md 6: no bfloat16 in the simulation */
-        x->out = OUT_UNSUPPORTED;
-        set(x->code, sizeof x->code, "R-SIM-BF16");
-        set(x->pass, sizeof x->pass, "cxx");
-        snprintf(x->detail, sizeof x->detail, "pto-isa's CPU simulation built as C++20 makes bfloat16_t a _Float16");
-        continue;
-      }
-      if ((c->k->explicit_split || c->k->expanded) && rv[v].split != MODE_NONE) {
-        x->out = OUT_UNSUPPORTED;
-        set(x->code, sizeof x->code, ir_diag_name(E_EXPLICIT));
-        snprintf(x->detail, sizeof x->detail, "the kernel is written with split_aiv");
-        continue;
-      }
+      if (never_runs(c, v, x)) continue;
       RealParam *p = NULL;
       if (!prepare(c, v, x, &jobs[nj], &p, tm)) continue;
       ref[nj] = (JobRef){i, rc->n - 1, p};

@@ -239,9 +239,13 @@ typedef struct {
   const char *db_path;                          /* for the reproduce commands */
   const char *version;                          /* the tool's version */
   const char *pypto;                            /* PyPTO findings: the builds to check (orc_pypto_builds' list) */
+  const char *bundle;                           /* NULL, or write the finding's bundle there (bundle.c) */
+  int replays;                                  /* the bundle's run.sh replays; 0: its default */
 } RepOpts;
-/* Write finding id's report: 0 ok, 1 no such finding or a database error,
- * 2 a file cannot be written. Messages on stderr. */
+/* Write finding id's report: 0 ok, 1 no such finding or a database error
+ * (or a --bundle directory that is not empty), 2 a file cannot be written.
+ * Messages on stderr. With o->bundle, the finding's bundle too (bundle.c), and
+ * a line "bundle DIR: reproduces N of N" on stdout after the report. */
 int rep_report(Db *d, int64_t id, const RepOpts *o);
 /* A unified diff of two texts by lines (3 lines of context; lines matched
  * with their indentation ignored, a context line shown as in b), headed
@@ -249,6 +253,37 @@ int rep_report(Db *d, int64_t id, const RepOpts *o);
 char *rep_line_diff(const char *a, const char *b, const char *na, const char *nb);
 /* Text with HTML's special characters escaped. */
 void rep_html_text(FILE *f, const char *s);
+
+/* ---- bundle.c: a finding as a folder its tool's maintainers can run ---------------- */
+
+enum { REP_MAX_TOOLS = 4 };
+typedef struct {
+  const char *dir;                              /* created; it must not exist or be empty */
+  int replays;                                  /* run.sh replays at report time; 0: 2 (ptoas), 3 (model, PyPTO) */
+  const char *backend;                          /* model, ptoas or pypto */
+  const char *bugs, *schedule;                  /* the test case's --bugs list and schedule (rr, random:N) */
+  const char *title;                            /* the report's title in words */
+  const char *tool;                             /* "ptofuzz VERSION (commit C)", the report's */
+  const char *pypto;                            /* PyPTO builds (orc_pypto_builds' list): the first is used */
+  const char *program, *program_note;           /* PyPTO: the program ptoc translates the kernel into, or why none */
+} RepBundleOpts;
+typedef struct {
+  int replays, reproduced;                      /* "reproduces N of N" */
+  char outcome[400];                            /* the first replay's verdict line */
+  char first_status[8];                         /* its exit status */
+  char *first_error;                            /* the tools' full first error in the first replay (malloc'd), or NULL */
+  char tools[REP_MAX_TOOLS][700];               /* the identities of the tools that matter */
+  int ntools;
+} RepBundle;
+/* Write finding f's bundle (f as db_info read it) and replay its run.sh: 0 ok,
+ * 1 a usage error (the directory is not empty), 2 it cannot be written or the
+ * finding has no bundle (said on stderr). rep_bundle_free releases res. */
+int rep_bundle(Db *d, const DbInfo *f, const RepBundleOpts *o, RepBundle *res);
+void rep_bundle_free(RepBundle *res);
+/* The identities of the tools a finding of backend (model, ptoas, pypto) blames,
+ * one line each ("ptoas: ptoas 0.42, commit ...", "pto-isa: commit ...", "C++
+ * compiler: ...", "PyPTO: commit ..."); none for the model. How many. */
+int rep_tools(const char *backend, const char *pypto, char (*line)[700], int max);
 
 /* ---- dashboard.c: a static page over the database ------------------------------- */
 

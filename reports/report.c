@@ -77,6 +77,7 @@ typedef struct {
 } OutDiff;
 
 typedef struct {
+  Db *db;
   DbInfo f;
   const char *kernel;                           /* reduced text if any, else the kernel */
   char title[640];
@@ -99,6 +100,12 @@ typedef struct {
   char ir_note[400];
   /* the environment */
   char host[320], compiler[200], ptoas[120];
+  char tools[REP_MAX_TOOLS][700];               /* ptoas/PyPTO findings: the identities of the tools under blame */
+  int ntools;
+  /* --bundle DIR */
+  const char *bundle_dir;
+  bool bundled;
+  RepBundle bundle;
   /* the PyPTO back end: the program, and per build named whether it reproduces */
   char *program;                                /* malloc'd; NULL when not a PyPTO finding or not translatable */
   char program_note[300];
@@ -963,8 +970,10 @@ static void environment(Rep *r) {
   struct utsname u;
   if (!uname(&u)) snprintf(r->host, sizeof r->host, "%s %s %s %s", u.nodename, u.sysname, u.release, u.machine);
   else put(r->host, sizeof r->host, "unknown");
-#ifdef __VERSION__
-  snprintf(r->compiler, sizeof r->compiler, "%s", __VERSION__);
+#if defined __clang__
+  snprintf(r->compiler, sizeof r->compiler, "%s", __VERSION__);  /* "clang version ..." */
+#elif defined __VERSION__
+  snprintf(r->compiler, sizeof r->compiler, "gcc %s", __VERSION__);
 #else
   put(r->compiler, sizeof r->compiler, "unknown");
 #endif
@@ -973,6 +982,22 @@ static void environment(Rep *r) {
     RealTools t;
     put(r->ptoas, sizeof r->ptoas, orc_real_find(&t, NULL, NULL) ? t.version : "not found");
   }
+}
+
+/* The tools under blame and, with --bundle, the bundle (bundle.c): after pypto_part, which
+ * gives a PyPTO finding its program. False when the bundle cannot be written. */
+static int tools_and_bundle(Rep *r, const RepOpts *o) {
+  r->ntools = rep_tools(r->backend, o->pypto, r->tools, REP_MAX_TOOLS);
+  if (!o->bundle) return 0;
+  char tool[200];
+  snprintf(tool, sizeof tool, "ptofuzz %s (commit %s)", o->version ? o->version : "?", PTO_COMMIT);
+  RepBundleOpts bo = {.dir = o->bundle, .replays = o->replays, .backend = r->backend, .bugs = r->bugs, .tool = tool,
+                      .schedule = r->schedule, .title = r->title, .pypto = o->pypto, .program = r->program,
+                      .program_note = r->program_note};
+  int rc = rep_bundle(r->db, &r->f, &bo, &r->bundle);
+  r->bundle_dir = o->bundle;
+  r->bundled = rc == 0;
+  return rc;
 }
 
 /* ---- values ------------------------------------------------------------------------------------- */
@@ -1142,10 +1167,15 @@ static void write_md(FILE *f, const Rep *r, const char *version) {
   fprintf(f, "## IR before and after the first bad pass\n\n");
   if (r->ir_diff) md_block(f, "diff", r->ir_diff);
   else fprintf(f, "%s.\n\n", r->ir_note);
-  fprintf(f, "## Environment\n\n- tool: ptofuzz %s (commit %s)\n- host: %s\n- C compiler: %s\n- SQLite: %s\n- libpng: %s\n",
+  fprintf(f, "## Environment\n\n- tool: ptofuzz %s (commit %s)\n- host: %s\n- ptofuzz built by: %s\n- SQLite: %s\n- libpng: %s\n",
           version, PTO_COMMIT, r->host, r->compiler, db_sqlite_version(), png_get_libpng_ver(NULL));
-  if (r->ptoas[0]) fprintf(f, "- ptoas: %s\n", r->ptoas);
+  for (int k = 0; k < r->ntools; k++) fprintf(f, "- %s\n", r->tools[k]);
   if (r->pypto_env[0]) fprintf(f, "- PyPTO driver: %s\n", r->pypto_env);
+  if (r->bundled) {
+    fprintf(f, "\n## Bundle\n\n`%s`: reproduces %d of %d (replays of its run.sh); the first: %s\n\n", r->bundle_dir,
+            r->bundle.reproduced, r->bundle.replays, r->bundle.outcome);
+    if (r->bundle.first_error) md_block(f, "", r->bundle.first_error);
+  }
 }
 
 static void html_pre(FILE *f, const char *cls, const char *text) {
@@ -1258,15 +1288,24 @@ static void write_html(FILE *f, const Rep *r, const char *version) {
   fputs("<h2>Environment</h2>\n<ul id=\"env\">", f);
   fprintf(f, "<li>tool: ptofuzz %s (commit %s)</li><li>host: ", version, PTO_COMMIT);
   rep_html_text(f, r->host);
-  fputs("</li><li>C compiler: ", f);
+  fputs("</li><li>ptofuzz built by: ", f);
   rep_html_text(f, r->compiler);
   fprintf(f, "</li><li>SQLite: %s</li><li>libpng: %s</li>", db_sqlite_version(), png_get_libpng_ver(NULL));
-  if (r->ptoas[0]) {
-    fputs("<li>ptoas: ", f);
-    rep_html_text(f, r->ptoas);
+  for (int k = 0; k < r->ntools; k++) {
+    fputs("<li>", f);
+    rep_html_text(f, r->tools[k]);
     fputs("</li>", f);
   }
-  fputs("</ul>\n</body></html>\n", f);
+  fputs("</ul>\n", f);
+  if (r->bundled) {
+    fputs("<h2>Bundle</h2>\n<p><code>", f);
+    rep_html_text(f, r->bundle_dir);
+    fprintf(f, "</code>: reproduces %d of %d (replays of its run.sh); the first: ", r->bundle.reproduced, r->bundle.replays);
+    rep_html_text(f, r->bundle.outcome);
+    fputs("</p>\n", f);
+    if (r->bundle.first_error) html_pre(f, "error", r->bundle.first_error);
+  }
+  fputs("</body></html>\n", f);
 }
 
 static void json_kv(FILE *f, const char *k, const char *v, bool comma) {
@@ -1363,8 +1402,22 @@ static void write_json(FILE *f, const Rep *r, const char *version) {
   json_kv(f, "compiler", r->compiler, true);
   json_kv(f, "sqlite", db_sqlite_version(), true);
   json_kv(f, "libpng", png_get_libpng_ver(NULL), true);
-  json_kv(f, "ptoas", r->ptoas[0] ? r->ptoas : NULL, false);
-  fputs("}\n}\n", f);
+  json_kv(f, "ptoas", r->ptoas[0] ? r->ptoas : NULL, true);
+  fputs("\"tools\":[", f);
+  for (int k = 0; k < r->ntools; k++) {
+    if (k) fputc(',', f);
+    json_str(f, r->tools[k]);
+  }
+  fputs("]}", f);
+  if (r->bundled) {
+    fputs(",\n\"bundle\":{", f);
+    json_kv(f, "dir", r->bundle_dir, true);
+    fprintf(f, "\"replays\":%d,\"reproduced\":%d,", r->bundle.replays, r->bundle.reproduced);
+    json_kv(f, "outcome", r->bundle.outcome, true);
+    json_kv(f, "first_error", r->bundle.first_error, false);
+    fputc('}', f);
+  }
+  fputs("\n}\n", f);
 }
 
 /* ---- the command ---------------------------------------------------------------------------- */
@@ -1415,8 +1468,9 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
   ir_diff(&r);
   environment(&r);
   pypto_part(&r, o->pypto);
-  int rc = 0;
-  if (o->format == REP_MD && !write_pictures(&r, o->out)) rc = 2;
+  r.db = d;
+  int rc = tools_and_bundle(&r, o);
+  if (!rc && o->format == REP_MD && !write_pictures(&r, o->out)) rc = 2;
   FILE *f = rc ? NULL : o->out ? fopen(o->out, "w") : stdout;
   if (!rc && !f) {
     fprintf(stderr, "ptofuzz: report: cannot write %s\n", o->out);
@@ -1436,6 +1490,10 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
   free(r.out);
   free(r.ir_diff);
   free(r.program);
+  if (r.bundled)                                /* after the report; on stderr when HTML or JSON went to stdout */
+    fprintf(!o->out && o->format != REP_MD ? stderr : stdout, "bundle %s: reproduces %d of %d\n", o->bundle,
+            r.bundle.reproduced, r.bundle.replays);
+  rep_bundle_free(&r.bundle);
   db_info_free(&r.f);
   return rc;
 }

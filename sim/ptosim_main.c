@@ -1,6 +1,8 @@
 /* ptosim_main.c — the ptosim command: FILE -> one line per output tensor
  * (`out NAME digest=HEX16`, and the values with --dump) from the reference
- * run. Exit 0 ok, 1 usage, kernel or runtime error. */
+ * run or a compiled variant's, and with --out-dir=DIR each output tensor's
+ * bytes as DIR/NAME.bin (what a finding's bundle compares with `cmp`). Exit 0
+ * ok, 1 usage, kernel or runtime error. */
 #include "sim.h"
 #include "pto_version.h"
 
@@ -10,11 +12,32 @@
 /* The usage text: on stderr for a usage error (exit 1), on stdout for --help (exit 0). */
 static int usage_to(FILE *f, int rc) {
   fputs("usage: ptosim FILE (--reference | [--split=MODE] [--target=T] [--stop-after=PASS] [--bugs=LIST|all])\n"
-        "              [--seed=N] [--schedule=rr|random:N] [--dump]\n"
+        "              [--seed=N] [--schedule=rr|random:N] [--dump] [--out-dir=DIR]\n"
         "       ptosim --help | --version\n", f);
   return rc;
 }
 static int usage(void) { return usage_to(stderr, 1); }
+
+/* Each output tensor's bytes (row-major, canaries included) as dir/NAME.bin;
+ * false (said on stderr) when one cannot be written. */
+static bool write_outputs(Sim *s, const Kernel *k, const char *dir) {
+  for (int i = 0; i < k->np; i++) {
+    const Var *v = k->params[i];
+    if (v->dir == DIR_IN) continue;
+    Gm *g = sim_gm(s, v);
+    size_t n = (size_t)g->rows * g->cols * (size_t)ir_dtype_bytes(v->dt);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.bin", dir, v->name);
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(g->bytes, 1, n, f) == n;
+    if (f && fclose(f)) ok = false;
+    if (!ok) {
+      fprintf(stderr, "ptosim: cannot write %s\n", path);
+      return false;
+    }
+  }
+  return true;
+}
 
 static bool parse_u64(const char *s, uint64_t *out) {
   char *e;
@@ -33,7 +56,7 @@ int main(int argc, char **argv) {
   PipeOpts po = {0};
   bool compiled = false;
   uint64_t sched = 0;
-  const char *bugs = NULL;
+  const char *bugs = NULL, *out_dir = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage_to(stdout, 0);
@@ -52,6 +75,7 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--schedule=random:", 18) && parse_u64(a + 18, &sched) && sched) {
     } else if (!strcmp(a, "--reference")) ref = true;
     else if (!strcmp(a, "--dump")) dump = true;
+    else if (!strncmp(a, "--out-dir=", 10) && a[10]) out_dir = a + 10;
     else if (!strncmp(a, "--seed=", 7) && parse_u64(a + 7, &so.seed)) {
     } else if (a[0] == '-' || file) {
       fprintf(stderr, "ptosim: unknown or repeated argument '%s'\n", a);
@@ -81,6 +105,7 @@ int main(int argc, char **argv) {
     Sim *s = sim_new(k, &so);
     if (k->expanded ? sim_run_machine(s, sched) : sim_run_reference(s)) {
       sim_print_outputs(stdout, s, dump);
+      if (out_dir && !write_outputs(s, k, out_dir)) rc = 1;
     } else {
       ir_diag_print(stderr, &c.src, sim_diag(s));
       rc = 1;
