@@ -10,7 +10,7 @@
 #   2  ptoas: a miscompile (corpus/real/c2v-window-pitch-a5.ptk) and a reject
 #      (rf14-reserve-noreuse.ptk); skipped without a real toolchain;
 #   3  PyPTO: the seed bug (ptoas refuses b25b25a4a's PTO-AS; 6b426ae45 fixed it);
-#      skipped without a PyPTO build or torch.
+#      skipped without a PyPTO build or torch, and in the sanitizer build (QUICK).
 . "$(dirname "$0")/lib.sh"
 unset PTOFUZZ_BUGS PYPTO PTOAS PTO_ISA
 F="$B/bin/ptofuzz"
