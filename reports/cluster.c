@@ -21,6 +21,9 @@
  *   op          rejects only, and not for the checks that compare operands or
  *               count space (E-SHAPE, E-TYPE, E-CAPACITY, E-SPACE), where the
  *               op is only where the mismatch was noticed
+ *   header      a real back end's C++ that does not compile: the pto-isa file
+ *               the first error is in (TRowSum.hpp), which names the op whose
+ *               template refuses it
  *
  * Split mode, lane pattern (other than tail) and the runtime op never enter a
  * key. Also here: rep_title (the one-line title of a finding's row) and
@@ -88,6 +91,11 @@ bool rep_cluster_key(const char *signature, const char *first_bad_pass, const ch
     else snprintf(key, n, "%sescape/%s/%s", be, pass, code);
   } else if (!strcmp(kind, "blowup")) {
     snprintf(key, n, "%sblowup/%s", be, pass);
+  } else if (*be && !strcmp(code, "cxx-error") && detail && strstr(detail, ": error:")) {
+    /* the C++ of a real back end: the pto-isa header that refuses it names the bug */
+    const char *e = strstr(detail, ": error:"), *b = e;
+    while (b > detail && b[-1] != ' ' && b[-1] != '/') b--;
+    snprintf(key, n, "%s%s/%s/%s/%.*s", be, kind, pass, code, (int)(e - b) < FIELDLEN ? (int)(e - b) : FIELDLEN, b);
   } else {                                      /* hang, crash, and kinds to come */
     snprintf(key, n, "%s%s/%s/%s", be, kind, pass, code);
   }

@@ -59,6 +59,14 @@ static const struct {
     /* the real back ends keep their own clusters */
     {"cluster-4.1", "miscompile|ptoas:up_down|-|-|-|lane1", NULL, NULL, "ptoas:wrong/nopass"},
     {"cluster-4.2", "reject|pypto:none|E-PYPTO-SPLIT-ODD|slice|-|-", NULL, NULL, "pypto:reject/nopass/E-PYPTO-SPLIT-ODD/slice"},
+    /* C++ that does not compile: the pto-isa header names the bug, the mode does not */
+    {"cluster-4.3", "crash|ptoas:none|cxx-error|static-assertion-failed-due-to-requirement-Inco|cxx|-", NULL,
+     "crash cxx-error under ptoas:none@a3: TRowSum.hpp: error: static assertion failed", "ptoas:crash/cxx/cxx-error/TRowSum.hpp"},
+    {"cluster-4.4", "crash|ptoas:up_down|cxx-error|static-assertion-failed-due-to-requirement-Inco|cxx|-", NULL,
+     "crash cxx-error under ptoas:up_down@a3: TRowSum.hpp: error: static assertion failed", "ptoas:crash/cxx/cxx-error/TRowSum.hpp"},
+    {"cluster-4.5", "crash|ptoas:none|cxx-error|no-matching-function-for-call-to|cxx|-", NULL,
+     "crash cxx-error under ptoas:none@a5: pto_instr.hpp: error: no matching function for call to 'TADD'",
+     "ptoas:crash/cxx/cxx-error/pto_instr.hpp"},
 };
 
 static const struct {
