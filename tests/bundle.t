@@ -37,14 +37,15 @@ add 5 'reject|pypto:up_down|tstore|expects-dst-static-element-count-to-match-src
   tstore expects-dst-static-element-count-to-match-src-v ptoas - corpus/pypto/seed-bug-found-by-campaign.ptk \
   pypto:up_down@a3 '--bugs= --backend=pypto'
 
-# bundle ID NAME [ARGS...]: the report and its bundle in $T/NAME; its stdout in $T/NAME.out, the time in $T/NAME.s
+# bundle ID NAME [ARGS...]: the report (of the test case as stored: the reproducers are small) and its bundle in
+# $T/NAME; its stdout in $T/NAME.out; the time as a TAP comment
 bundle() {
   id=$1 name=$2
   shift 2
   s=$(date +%s)
-  "$F" report "$id" --db="$T/f.db" -o "$T/$name.md" --bundle="$T/$name" "$@" > "$T/$name.out" 2> "$T/$name.err"
+  "$F" report "$id" --db="$T/f.db" --reduce=0 -o "$T/$name.md" --bundle="$T/$name" "$@" > "$T/$name.out" 2> "$T/$name.err"
   r=$?
-  echo "# report $id --bundle: $(($(date +%s) - s)) s" >&2
+  echo "# report $id --bundle: $(($(date +%s) - s)) s"
   return $r
 }
 # replay NAME ENV...: the bundle copied to a clean directory, run.sh under env -i; its exit status
