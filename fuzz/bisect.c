@@ -87,7 +87,7 @@ static FzReal *open_build(bool pypto, Build *b, int jobs, char *why, size_t n) {
   FzReal *t = pypto ? fz_pypto_open(b->path, NULL, NULL, jobs, 0, why, n) : fz_real_open(b->path, NULL, jobs, why, n);
   if (!t) return NULL;
   if (pypto) snprintf(b->label, sizeof b->label, "%.12s", fz_pypto_commit(t));
-  else snprintf(b->label, sizeof b->label, "%s (%s)", b->spec, fz_real_version(t));
+  else snprintf(b->label, sizeof b->label, "%.100s (%.50s)", b->spec, fz_real_version(t));
   return t;
 }
 
@@ -253,8 +253,10 @@ int fz_bisect(int argc, char **argv) {
     FzReal *t = open_build(g.pypto, &b[k], jobs, why, sizeof why);
     if (!t) {
       r[k] = RP_UNKNOWN;
-      snprintf(b[k].label, sizeof b[k].label, "%s", b[k].spec);
-      snprintf(ev, sizeof ev, "the build does not start: %s", why);
+      size_t l = strnlen(b[k].spec, sizeof b[k].label - 1);
+      memcpy(b[k].label, b[k].spec, l);
+      b[k].label[l] = 0;
+      snprintf(ev, sizeof ev, "the build does not start: %.500s", why);
     } else {
       FzRealCase c = {.name = what, .text = g.text, .len = g.len, .input_seed = g.seed,
                       .only = g.variant[0] ? g.variant : NULL};

@@ -227,7 +227,7 @@ static int axis_of(int mode) { return mode == MODE_NONE ? -1 : MODE_AXIS(mode); 
  * outputs differ too). */
 static void mismatch_detail(Sim *g, const Kernel *gk, Sim *s, const Kernel *k, char *out, size_t n) {
   int outputs = 0;
-  char first[200] = "outputs differ from the golden run";
+  char first[320] = "outputs differ from the golden run";
   for (int i = 0; i < gk->np; i++) {
     const Var *gv = gk->params[i];
     if (gv->dir == DIR_IN) continue;

@@ -368,7 +368,7 @@ static void sh_cxx_run(Bd *b, FILE *f) {
 static void ptoas_kind(Bd *b) {
   const DbInfo *f = b->f;
   const char *k = nz(f->kind), *code = nz(f->code);
-  char cls[400];
+  char cls[300];
   class_pattern(f->op, cls, sizeof cls);
   if (!strcmp(k, "reject")) {
     snprintf(b->kind, sizeof b->kind, "reject");
@@ -492,7 +492,7 @@ static bool pypto_bundle(Bd *b, FILE *f) {
   sh_cmd(b, f, argv, "\"$W/pypto.out\"", "2> \"$W/pypto.log\"");
   fputs("rc=$?\n", f);
   if (b->check == 'a') {
-    char cls[400];
+    char cls[300];
     class_pattern(b->f->op, cls, sizeof cls);
     snprintf(b->kind, sizeof b->kind, "pypto-raise");
     snprintf(b->pat, sizeof b->pat, "%s.*%s", nz(b->f->code), cls);
@@ -545,7 +545,7 @@ static int replay(const Bd *b, char **log) {
       self[n] = 0;
       char *s = strrchr(self, '/');
       if (s) *s = 0;
-      snprintf(env[ne++], sizeof env[0], "PATH=%s:/usr/bin:/bin", self);
+      snprintf(env[ne++], sizeof env[0], "PATH=%.*s:/usr/bin:/bin", (int)(sizeof env[0] - 32), self);
     }
   }
   pid_t pid = fork();
@@ -732,9 +732,9 @@ int rep_tools(const char *backend, const char *pypto, char (*line)[700], int max
   }
   RealIds id;
   orc_real_ids(&t, &id);
-  if (n < max) snprintf(line[n++], 700, "ptoas: %s (%s)", id.ptoas, id.ptoas_path);
-  if (n < max) snprintf(line[n++], 700, "pto-isa: %s (%s)", id.isa, id.isa_path);
-  if (n < max) snprintf(line[n++], 700, "C++ compiler: %s", id.cxx);
+  if (n < max) snprintf(line[n++], 700, "ptoas: %.300s (%.380s)", id.ptoas, id.ptoas_path);
+  if (n < max) snprintf(line[n++], 700, "pto-isa: %.300s (%.380s)", id.isa, id.isa_path);
+  if (n < max) snprintf(line[n++], 700, "C++ compiler: %.680s", id.cxx);
   return n;
 }
 
