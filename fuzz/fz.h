@@ -102,7 +102,7 @@ void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap);   /* PRNG source: write 
   I(w_reduce, 2, 0, 100, "weight: reductions and expansions")                                         \
   I(w_strided, 2, 0, 100, "weight: sub-slice stores along an axis")                                   \
   I(w_assemble, 1, 0, 100, "weight: assemble")                                                        \
-  /* blind spots (issue 12; after the blocks, so they draw last) */                                   \
+  /* blind spots (after the blocks, so they draw last) */                                              \
   P(p_gm_round_trip, 0.12, "a GM round trip between the cores through an inout workspace (GM fences)") \
   P(p_near_capacity, 0.02, "a kernel ends with large tiles near one space's capacity")              \
   P(p_full_inputs, 0.25, "the kernel's float inputs have full mantissas (recorded: --inputs=full)")  \
@@ -151,7 +151,7 @@ void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap);   /* PRNG source: write 
   P(p_gather_partial_last_page, 0.4, "the last page is partly filled")                                \
   P(p_gather_fewer_indices, 0.5, "fewer indices than max_indices")                                   \
   P(p_gather_col_off, 0.4, "the gather starts at a column offset")                                \
-  /* generator blind spots (issue 12): windows, scalar extents, explicit moves */                     \
+  /* generator blind spots: windows, scalar extents, explicit moves */                                \
   P(p_gather_window, 0.12, "a vector gather reads a window=[first, count] of a longer index table")    \
   P(p_scalar_extent, 0.12, "a partial load's valid rows are an imin/clamp scalar computed before it") \
   P(p_explicit_rebalance, 0.25, "an explicit up_down shard's source has valid rows the box stride cannot place (stride=)") \

@@ -2142,7 +2142,7 @@ static void gen_explicit(Gen *g) {
   if (outer) close_loop(g, outer);
 }
 
-/* ---- blind spots (issue 12): GM round trips, kernels near capacity ------------------------------ */
+/* ---- blind spots: GM round trips, kernels near capacity ------------------------------------------ */
 
 /* load(W, [0, 0], [R, C][, space=]) of a workspace tensor the kernel also
  * writes: fully valid (an inout tensor starts with input data everywhere). */
