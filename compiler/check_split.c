@@ -5,8 +5,9 @@
  * fit no split code (E-SPLIT-PLACE) or that narrows the extent the transfer
  * pins (E-SHARD-NARROW); a whole tile crossing sides inside a region: a
  * lane value moved to the cube, a cube tile moved to vec or sharded with
- * mode none (E-SHARD-WHOLE: pto-isa zero-fills lane 1's copy of a code-0
- * entry, real-findings F-10);
+ * mode none, or a vec value computed outside the region from a cube tile
+ * moved whole and read inside (E-SHARD-WHOLE: pto-isa zero-fills lane 1's
+ * copy of a code-0 entry, real-findings F-10);
  * aic_gather on another axis than the aiv_shard its value came from
  * (E-SPLIT-MODE); a store of a half tile whose offset on the split axis is not
  * `lane * half + c` with no lane term on the other axis (E-SPLIT-STORE); two
@@ -22,6 +23,7 @@ typedef struct {
   Comp *c;
   Kernel *k;
   int8_t *axis;                                 /* by var id: split axis of a half tile, -1 none, 2 either */
+  const Var **whole;                            /* by var id: the cube tile a vec value outside split_aiv came from whole */
   int axes;                                     /* bit set of the axes used */
   bool region;                                  /* inside split_aiv */
   Loc first;
@@ -88,11 +90,26 @@ static void body(CS *s, Body *b) {
       continue;
     }
     if (st->rhs.k == A_VAR) {
-      if (st->dst && st->dst->kind == VK_TILE) s->axis[st->dst->id] = s->axis[st->rhs.var->id];
+      if (st->dst && st->dst->kind == VK_TILE) {
+        s->axis[st->dst->id] = s->axis[st->rhs.var->id];
+        s->whole[st->dst->id] = s->whole[st->rhs.var->id];
+      }
       continue;
     }
     Call *c = st->rhs.call;
     int ax = -1;
+    const Var *from = NULL;                     /* a whole cube tile this value is computed from */
+    for (int j = 0; j < c->nargs; j++) {
+      const Var *v = c->args[j].k == A_VAR ? c->args[j].var : NULL;
+      if (!v || v->kind != VK_TILE || !s->whole[v->id]) continue;
+      if (s->region)
+        ir_error(s->c, c->args[j].loc, E_SHARD_WHOLE, "'%s' is computed outside split_aiv from the whole cube tile "
+                 "'%s': lane 1's copy of a whole tile is zero-filled; aiv_shard '%s' inside the region instead",
+                 v->name, s->whole[v->id]->name, s->whole[v->id]->name);
+      from = s->whole[v->id];
+    }
+    if (!s->region && ir_ops[c->op].kind == K_MOVE && c->args[0].var->sp != SP_VEC && c->args[1].e == SP_VEC)
+      from = c->args[0].var;
     switch (ir_ops[c->op].kind) {
     case K_SHARD: {
       Mode m = (Mode)c->args[1].e;
@@ -162,7 +179,10 @@ static void body(CS *s, Body *b) {
     default:
       break;
     }
-    if (st->dst && st->dst->kind == VK_TILE) s->axis[st->dst->id] = (int8_t)ax;
+    if (st->dst && st->dst->kind == VK_TILE) {
+      s->axis[st->dst->id] = (int8_t)ax;
+      s->whole[st->dst->id] = st->dst->sp == SP_VEC ? from : NULL;
+    }
   }
 }
 
@@ -177,6 +197,7 @@ void pass_check_split(Comp *c, Kernel *k) {
              "kernel runs on one lane (write it unsplit)", k->name);
   CS s = {.c = c, .k = k};
   s.axis = ir_alloc(c->A, (size_t)k->nvars);
+  s.whole = ir_alloc(c->A, (size_t)k->nvars * sizeof *s.whole);
   for (int i = 0; i < k->nvars; i++) s.axis[i] = -1;
   body(&s, &k->body);
 }

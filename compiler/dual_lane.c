@@ -8,9 +8,9 @@
  * (the regions may read them), only lane 0 stores them (store lane=0), and
  * the regions are inlined with their lane variable renamed. The replay keeps the transfers and the index arithmetic, makes every
  * load, slice, gather and constant a zero-valid tile (a popped tile is trimmed
- * to valid 0 after its pop, so the results computed from them are empty too,
- * except that assemble keeps its offset as valid extent) and deletes the
- * stores. Consumes and produces per-core IR. */
+ * to valid 0 after its pop), moves every assemble to offset [0, 0] (an
+ * assemble's valid extent grows to its offset), so every tile it computes is
+ * empty, and deletes the stores. Consumes and produces per-core IR. */
 #include "ptoc.h"
 
 #include <string.h>
@@ -53,6 +53,9 @@ static Body replay(Comp *c, Kernel *k, const Body *b) {
     switch (ir_ops[cl->op].kind) {
     case K_LOAD: case K_SLICE: case K_GATHER: case K_FULL:
       zero_valid(c, cl);
+      break;
+    case K_ASSEMBLE:                            /* at [0, 0]: empty into empty stays empty */
+      ir_arg_idx(c->A, &cl->args[2], ir_aff_cst(0), ir_aff_cst(0));
       break;
     case K_SETVALID:                            /* the replay's tiles stay empty */
       ir_arg_ix(c->A, &cl->args[1])[0] = ir_arg_ix(c->A, &cl->args[2])[0] = (Aff){0};

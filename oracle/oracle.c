@@ -7,8 +7,9 @@
  * pattern relative to the split axis and (on request) the first bad pass,
  * found by compiling with --stop-after=P for each pass P in turn and running
  * what that level produced. A kernel whose leading comment claims a variant
- * must compile (`# expect-compile:`, written by the generator) gets `reject`,
- * not `unsupported`, when that variant is refused (orc_claim). */
+ * must compile (`# expect-compile:`, written by the generator) gets `reject`
+ * when that variant is refused, `unsupported` or `invalid` alike: the golden
+ * run of the same kernel was valid (orc_claim). */
 #include "orc.h"
 
 #include <math.h>
@@ -425,7 +426,7 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
       x->out = cat == CAT_UNSUPPORTED ? OUT_UNSUPPORTED : cat == CAT_USER ? OUT_INVALID : OUT_REJECT;
       set(x->code, sizeof x->code, ir_diag_name(d->code));
       set(x->pass, sizeof x->pass, r.c.pass);
-      if (x->out == OUT_UNSUPPORTED && claim > 0 && (claim >> v & 1)) {   /* an over-strict refusal */
+      if ((x->out == OUT_UNSUPPORTED || x->out == OUT_INVALID) && claim > 0 && (claim >> v & 1)) {   /* an over-strict refusal */
         x->out = OUT_REJECT;
         x->claimed = true;
       }

@@ -2,6 +2,12 @@
  * expand_mixed: pipe declarations, an `aic` and an `aiv` program) and runs
  * the AIC and one or two AIV lanes as cooperative tasks over the C2V and V2C
  * pipes, round-robin one instruction at a time or in a seeded random order.
+ * A whole (code-0) C2V entry reaches lane 0 as pushed; lane 1's copy is
+ * zeros over the pushed valid region, as pto-isa's CPU simulation pops it
+ * (cpu/TPop.hpp lines 25-41 at 3186c381: FillTile with 0 in subblock 1). The
+ * hardware differs by target (a2a3 lane 1 reads the whole GM slot,
+ * npu/a2a3/TPush.hpp 404-406; a5 moves the tile to vector core 0 only,
+ * npu/a5/TPush.hpp 213-214), so no correct program reads lane 1's copy.
  * Pipes have their declared slots; the plain machine (SimOpts.plain, the
  * oracle's second opinion) has unbounded FIFOs and counts loop trips. Flat
  * source IR without lanes runs as one task (the oracle's check of the
@@ -21,9 +27,8 @@
  *   R-NOOP        a replay lane stores to GM (interp.c), reads GM (a load,
  *                 gather or table read that kept its window) or makes a
  *                 tile with a nonempty valid region (DESIGN 14.8: the replay
- *                 only creates empty tiles; its raw pops, which keep the slot
- *                 protocol, and an assemble of empty tiles, which keeps its
- *                 offset as valid extent but defines nothing, are exempt)
+ *                 only creates empty tiles, whatever op makes them; its raw
+ *                 pops, which keep the slot protocol, are exempt)
  *   R-ALIAS       a tile read finds bytes of its buffer last written by
  *                 another buffer (addressed memory, DESIGN 14.10: only when
  *                 memplan placed the buffers; values stay stored per
@@ -487,6 +492,11 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
         memset(&d->d[i * C + n], 0, (size_t)(C - n) * sizeof *d->d);
         memset(&d->def[i * C + n], 0, (size_t)(C - n));
       }
+      if (!code && L == 1) {                    /* lane 1's copy of a whole entry: zero-filled */
+        size_t n = (size_t)R * C;
+        memset(d->d, 0, n * sizeof *d->d);
+        for (int i = 0; i < R; i++) memset(&d->def[i * C], 1, (size_t)(i < d->vr ? d->vc : 0));
+      }
       if (s->fault == SIM_FAULT_WRAP && !s->plain && seq >= p->slots && d->def[0]) d->d[0].i ^= 1;   /* test hook */
     } else {
       const Tile *x0 = &e->t[0], *x1 = &e->t[m->nlanes > 1 ? 1 : 0];
@@ -583,8 +593,9 @@ bool sim_machine_runs_flat(const Kernel *k) { return !k->expanded && lane_free(&
 
 uint64_t sim_machine_ins(const Sim *s) { return s->m ? s->m->ins : 0; }
 
-/* R-NOOP: a tile the replay made has an empty valid region (DESIGN 14.8), or,
- * from an assemble (whose valid extent keeps the offset), no defined element. */
+/* R-NOOP: every tile the replay makes has an empty valid region (DESIGN 14.8):
+ * not just its loads, also its slices, views, assembles and what is computed
+ * from them. Only its raw pops, which keep the slot protocol, hold data. */
 static void replay_made(Sim *s, const Stmt *st) {
   const Var *v = st->dst;
   if (!v || v->kind != VK_TILE) return;
@@ -593,8 +604,6 @@ static void replay_made(Sim *s, const Stmt *st) {
   if (!sl || sl->cur[T] < 0) return;
   const Tile *t = &sl->t[T][sl->cur[T]];
   if (!t->vr || !t->vc) return;
-  bool asm_ = st->rhs.k == A_CALL && ir_ops[st->rhs.call->op].kind == K_ASSEMBLE;
-  if (asm_ && !memchr(t->def, 1, (size_t)t->R * t->C)) return;
   SIM_ERR(s, st->loc, R_NOOP, "the replay of lane %d makes '%s' with valid [%d, %d]: a replay does no work", s->lane,
           v->name, t->vr, t->vc);
 }
