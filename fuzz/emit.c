@@ -62,7 +62,7 @@ static void putnum(Buf *b, double x) {
 
 static const char *const dtn[] = {"f32", "f16", "i32", "bf16", "i8", "i16"};
 static const char *const spn[] = {"vec", "mat", "acc"};
-static const char *const mdn[] = {"up_down", "left_right", "up_down_odd", "left_right_odd"};
+static const char *const mdn[] = {"up_down", "left_right", "up_down_odd", "left_right_odd", "none"};
 static const char *const kwn[] = {"", "valid", "space", "trans_b", "block_size", "size", "max_indices", "col_off", "lane", "stride", "window"};
 static const char *const opn[] = {"",
 #define FZ_X_(n) #n,

@@ -102,9 +102,11 @@ void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap);   /* PRNG source: write 
   I(w_reduce, 2, 0, 100, "weight: reductions and expansions")                                         \
   I(w_strided, 2, 0, 100, "weight: sub-slice stores along an axis")                                   \
   I(w_assemble, 1, 0, 100, "weight: assemble")                                                        \
+  P(p_assemble_slice, 0.6, "a tile assembled at an offset is sliced at an offset")                     \
   /* blind spots (after the blocks, so they draw last) */                                              \
   P(p_gm_round_trip, 0.12, "a GM round trip between the cores through an inout workspace (GM fences)") \
   P(p_near_capacity, 0.02, "a kernel ends with large tiles near one space's capacity")              \
+  P(p_pressure, 0.04, "a kernel ends with a loop under memory pressure: C2V entries made before it, as many live as the slots allow, read in every iteration while the body makes buffers of its own") \
   P(p_full_inputs, 0.25, "the kernel's float inputs have full mantissas (recorded: --inputs=full)")  \
   /* cube */                                                                                           \
   P(p_trans_b, 0.4, "matmul with trans_b=1")                                                          \
@@ -141,6 +143,9 @@ void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap);   /* PRNG source: write 
   P(p_lane_cond, 0.4, "a split_aiv region branches on the lane (if/else or a bounded while)")        \
   P(p_lane_while, 0.4, "... the branch is a bounded while with a carried counter")                   \
   P(p_lane0_store, 0.5, "a value equal in both lanes is stored with lane=0")                           \
+  P(p_explicit_regions, 0.35, "an explicit kernel has a second split_aiv region on the other axis")   \
+  P(p_explicit_outer_move, 0.3, "an explicit kernel moves its cube tile whole to vec outside its regions and stores it there") \
+  P(p_explicit_whole, 0.04, "an explicit kernel reads a whole cube tile in a region (refused E-SHARD-WHOLE: lane 1's copy is zeros)") \
   /* paged gather */                                                                                   \
   P(p_gather_mat, 0.3, "a paged gather goes into a mat tile (any block size and index table)")        \
   I(gather_block_min, 2, 1, 64, "smallest gather block size")                                         \
@@ -181,7 +186,7 @@ void fz_policy_print(const FzPolicy *p, FILE *f);   /* the same format; loads ba
 
 typedef enum { FZ_F32, FZ_F16, FZ_I32, FZ_BF16, FZ_I8, FZ_I16 } FzDtype;   /* Dtype order */
 typedef enum { FZ_VEC, FZ_MAT, FZ_ACC } FzSpace;
-typedef enum { FZ_UD, FZ_LR, FZ_UD_ODD, FZ_LR_ODD } FzMode;
+typedef enum { FZ_UD, FZ_LR, FZ_UD_ODD, FZ_LR_ODD, FZ_MNONE } FzMode;
 typedef enum { FZ_IN, FZ_OUT, FZ_INOUT } FzDir;
 
 #define FZ_OPS(X)                                                                                    \
@@ -269,7 +274,7 @@ typedef struct {
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
   X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
   X(lane_if) X(lane_while) X(transpose) X(reshape) X(gather_window) X(scalar_extent) X(explicit_move) \
-  X(gm_round_trip) X(near_capacity)
+  X(gm_round_trip) X(near_capacity) X(pressure) X(explicit_regions) X(explicit_whole) X(assemble_slice)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)

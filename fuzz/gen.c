@@ -1886,6 +1886,19 @@ static void blk_assemble(Gen *g) {
     a_idx(&e->a[2], aff(r), aff(c));
     Val x = vres(g, e, dt, R, C);
     charge(g, &x);
+    if (ch(g, g->p->p_assemble_slice) && (r || c)) {
+      /* a window of it at an offset: on a2a3 the lane-1 replay makes both, and both must stay empty */
+      x = bind(g, x, "w");
+      int h2 = rng(g, 1, R - r), w2 = rng(g, 1, C - c), r2 = rng(g, r ? 1 : 0, R - h2), c2 = rng(g, c ? 1 : 0, C - w2);
+      FzExpr *se = call(g, FZ_OP_slice, 3);
+      a_expr(g, &se->a[0], x.e);
+      a_idx(&se->a[1], aff(r2), aff(c2));
+      a_idx(&se->a[2], aff(h2), aff(w2));
+      Val y = vres(g, se, dt, h2, w2);
+      y.vr[0] = y.vr[1] = clampi(x.vr[0] - r2, 0, h2), y.vc[0] = y.vc[1] = clampi(x.vc[0] - c2, 0, w2);
+      feat(g, FZ_FEAT_assemble_slice);
+      store(g, vchain(g, y, 1));
+    }
     store(g, x);
     return;
   }
@@ -2063,6 +2076,15 @@ static void gen_explicit(Gen *g) {
   /* all columns valid: a transfer pins the extent it does not split (DESIGN 14.6) */
   Val b = bind(g, rhs_load(g, dt, K, N, tb, a.vc[0], true), "b");
   Val s = bind(g, v_mm(g, NULL, a, b, tb), "s");
+  /* the cube tile whole on the vector side outside the regions: both lanes
+   * compute it, lane 0 stores it (lane 1's copy of a whole entry is zeros) */
+  Val whole = {0};
+  if (ch(g, p->p_explicit_outer_move)) {
+    int nt0 = g->nt;
+    whole = bind(g, v_move(g, s, FZ_VEC), "w");
+    store(g, vchain(g, whole, rng(g, 0, 1)));
+    for (int i = nt0; i < g->nt; i++) g->t[i].alive = false;   /* no region may read them */
+  }
   /* an outer vector tile of the lane shape, read by both lanes */
   int H = shard_stride(g, E, ax ? s.vc[0] : s.vr[0]);
   int hr = ax ? M : H, hc = ax ? H : N;
@@ -2136,9 +2158,42 @@ static void gen_explicit(Gen *g) {
     store_(g, y, ch(g, p->p_lane0_store));
   }
   if (ch(g, 0.2)) store(g, s);                  /* a once statement inside the region */
+  if (ch(g, p->p_explicit_whole)) {
+    /* a whole cube tile read by both lanes: E-SHARD-WHOLE, since lane 1's copy
+     * is zeros; a checker that lets it through shows them in lane 1's band */
+    Val wv;
+    if (whole.e) {
+      wv = whole;
+    } else {
+      FzExpr *e = call(g, FZ_OP_aiv_shard, 2);
+      a_expr(g, &e->a[0], s.e);
+      a_kind(&e->a[1], FZ_A_MODE, FZ_MNONE);
+      wv = vres(g, e, s.dt, s.R, s.C);
+      for (int l = 0; l < 2; l++) wv.vr[l] = s.vr[0], wv.vc[l] = s.vc[0];
+    }
+    wv.lane = true;
+    store(g, v_un(g, FZ_OP_relu, wv));
+    refuse(g, FZ_V_A2A3 | FZ_V_A5, "shard-whole");
+    feat(g, FZ_FEAT_explicit_whole);
+  }
   g->region = false;
   g->sb = -1;
   close_block(g, rout);
+  if (ch(g, p->p_explicit_regions)) {
+    /* a second region on the other axis (E-SPLIT-MIXED holds per region) */
+    FzStmt *r2 = al(g, sizeof *r2);
+    r2->k = FZ_S_SPLIT;
+    r2->iv = (int16_t)newname(g, "lane");
+    open_block(g, r2);
+    g->region = true;
+    g->lane = r2->iv;
+    g->rax = !ax;
+    Val h2 = bind(g, v_shard(g, s, !ax), "sh");
+    store(g, vchain(g, h2, rng(g, 0, 2)));
+    g->region = false;
+    close_block(g, rout);
+    feat(g, FZ_FEAT_explicit_regions);
+  }
   if (outer) close_loop(g, outer);
 }
 
@@ -2251,6 +2306,39 @@ static void blk_capacity(Gen *g) {
   store(g, bind(g, v_mm(g, NULL, a, b, false), "c"));
 }
 
+/* Pressure where planners err, as the kernel's last block: n cube results
+ * (2..5) moved to vec before a loop, so as many C2V entries live at once as
+ * the slots must allow (a pipe depth counted short deadlocks), read in every
+ * iteration of a loop whose body then makes buffers of its own (a live range
+ * not stretched over the loop's end lets them overwrite the entries' bytes or
+ * an earlier load's: R-ALIAS from the second iteration), one read again after
+ * the loop (a pipe live across the loop's end); the tiles sized so the
+ * vector side holds about half to nearly all of a2a3's 192 KB. */
+static void blk_pressure(Gen *g) {
+  int n = rng(g, 2, 5), fill = rng(g, 50, 97), trips = rng(g, 2, 3);
+  int slots = imax(g->slots ? g->slots : 2, n);
+  int R = (int)((int64_t)188416 * fill / 100 / (slots + 3) / 256);
+  R = clampi(R, 2, 128);
+  feat(g, FZ_FEAT_pressure);
+  for (int i = 0; i < 3; i++) g->cap[i] = imax64(g->cap[i], g->cb[i]);   /* nothing before is live in this last block */
+  memset(g->cb, 0, sizeof g->cb);
+  Val x[5];
+  for (int i = 0; i < n; i++) {
+    Val a = v_load(g, FZ_F32, R, 16, FZ_MAT, -1, -1, 0), b = v_load(g, FZ_F32, 16, 64, FZ_MAT, -1, -1, 0);
+    Val c = v_mm(g, NULL, a, b, false);
+    x[i] = bind(g, ch(g, 0.5) ? v_move(g, c, FZ_VEC) : v_un(g, un_op(g, FZ_F32), c), "x");
+  }
+  Val l = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, -1, -1, 0), "l");
+  FzBody *outer = open_loop(g, true, 0, trips, 1);
+  Val y = v_bin(g, FZ_OP_add, x[0], l);         /* the values from before the loop, read first */
+  for (int i = 1; i < n; i++) y = v_bin(g, bi_op(g, FZ_F32), y, x[i]);
+  y = bind(g, y, "y");
+  Val z = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, -1, -1, 0), "z");   /* then buffers of the body's own */
+  store(g, v_bin(g, bi_op(g, FZ_F32), y, z));
+  close_loop(g, outer);
+  store(g, vchain(g, x[below(g, n)], 1));       /* live across the loop's end */
+}
+
 bool fz_full_inputs(const FzPolicy *p, uint64_t kernel_seed) {
   uint64_t z = (kernel_seed ^ 0x243F6A8885A308D3ull) * 0xBF58476D1CE4E5B9ull;
   z ^= z >> 29;
@@ -2286,7 +2374,7 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
     g->py_dt = ch(g, 0.5) ? FZ_F16 : FZ_F32;
     FzPolicy *q = &g->pol;
     q->p_explicit_split = q->p_narrow = q->p_i32 = q->p_cast = q->p_loop_valid = q->p_set_validshape = 0;
-    q->p_scalar_extent = q->p_transpose = q->p_reshape = q->p_gm_round_trip = q->p_inout = q->p_near_capacity = 0;
+    q->p_scalar_extent = q->p_transpose = q->p_reshape = q->p_gm_round_trip = q->p_inout = q->p_near_capacity = q->p_pressure = 0;
     q->w_gather = q->w_move = 0;
     q->w_strided = 4, q->p_strided_stats = 0.7;
   } else if (ch(g, p->p_split_up_down)) k->split = 1;
@@ -2329,7 +2417,8 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
     }
     if (g->py && !k->feat[FZ_FEAT_matmul]) blk_c2v(g);   /* every PyPTO share kernel has matmul work */
     if (ch(g, p->p_gm_round_trip)) blk_roundtrip(g);
-    if (ch(g, p->p_near_capacity)) blk_capacity(g);
+    if (ch(g, p->p_pressure)) blk_pressure(g);
+    else if (ch(g, p->p_near_capacity)) blk_capacity(g);
   }
   /* capacity: every vector (accumulator, mat) tile charged, whatever its
    * live range, plus the C2V (V2C) reserve at its deepest (each transfer's
