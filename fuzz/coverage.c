@@ -36,7 +36,12 @@
   X(i_scalar, "index.computed_scalar")                                                                 \
   X(mv_v2m, "move.vec_to_mat") X(mv_m2v, "move.mat_to_vec") X(mv_a2v, "move.acc_to_vec")             \
   X(mv_a2m, "move.acc_to_mat") X(mv_v2v, "move.vec_to_vec") X(mv_m2m, "move.mat_to_mat")             \
-  X(mv_a2a, "move.acc_to_acc")
+  X(mv_a2a, "move.acc_to_acc")                                                                         \
+  X(cb_regions, "combo.regions_two_axes") X(cb_regions_stride, "combo.regions_two_axes_stride")        \
+  X(cb_outer_whole, "combo.whole_move_outside_region") X(cb_whole_in, "combo.whole_tile_in_region")   \
+  X(cb_v2c_partial, "combo.v2c_join_partial_lane0") X(cb_c2v_loop, "combo.c2v_read_across_loop")       \
+  X(cb_c2v_live, "combo.c2v_3_live_in_loop") X(cb_pressure, "combo.loop_reads_outer_near_capacity")    \
+  X(cb_asm_slice, "combo.slice_of_offset_assemble")
 
 enum {
 #define FZ_C_(id, name) CV_##id,
@@ -90,6 +95,8 @@ typedef struct {
   const Kernel *k;
   uint8_t hit[NROW];
   uint16_t *assigned;                           /* by var id */
+  uint8_t *rd[8], *scratch;                     /* by var id: read inside the loop at each depth; one call's reads */
+  int64_t vec_bytes;                            /* every vec tile's padded bytes */
 } Walk;
 
 static void mark(Walk *w, int row) { w->hit[row] = 1; }
@@ -163,6 +170,118 @@ static void body(Walk *w, const Body *b) {
   }
 }
 
+/* ---- combinations of constructs where planners and checkers err ---------------------------- */
+
+enum { W_C2V = 1, W_WHOLE = 2, W_ASM = 4 };     /* Combo.how: a C2V result, moved whole outside a region, an offset assemble */
+typedef struct {
+  uint8_t *how;                                 /* by var id */
+  int8_t *depth;                                /* by var id: loop depth of the definition */
+  int regions, axes, stride;                    /* regions seen, axes of all of them (bits), a stride= */
+  int ax;                                       /* bits of the region being walked */
+  bool mixed;                                   /* two regions used different axes */
+} Combo;
+
+static bool cube_arg(const Arg *a) {
+  Space sp = space_of(a);
+  return sp == SP_MAT || sp == SP_ACC;
+}
+
+/* Tiles read by call c (nested calls included) into out[] (by var id, marked 1). */
+static void reads(const Call *c, uint8_t *out) {
+  for (int i = 0; i < c->nargs; i++) {
+    const Arg *a = &c->args[i];
+    if (a->k == A_VAR && a->var->kind == VK_TILE) out[a->var->id] = 1;
+    if (a->k == A_CALL) reads(a->call, out);
+  }
+}
+
+/* A slice at a nonzero offset of a tile assembled at one, in c or its nested calls. */
+static bool asm_slice(const Combo *cb, const Call *c) {
+  if (c->op == OP_slice && c->args[0].k == A_VAR && (cb->how[c->args[0].var->id] & W_ASM) && c->args[1].k == A_IDX &&
+      (c->args[1].ix[0].n || c->args[1].ix[0].c || c->args[1].ix[1].n || c->args[1].ix[1].c))
+    return true;
+  for (int i = 0; i < c->nargs; i++)
+    if (c->args[i].k == A_CALL && asm_slice(cb, c->args[i].call)) return true;
+  return false;
+}
+
+static void combos(Walk *w, Combo *cb, const Body *b, int depth, bool region) {
+  const Kernel *k = w->k;
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k == S_SPLIT) {
+      cb->regions++;
+      cb->ax = 0;
+      combos(w, cb, &s->body, depth, true);
+      if (cb->regions > 1 && cb->axes && cb->ax && cb->axes != cb->ax) cb->mixed = true;
+      cb->axes |= cb->ax;
+      continue;
+    }
+    if (s->k == S_FOR) {
+      /* outer tiles the loop reads: C2V results (live across its end), how many */
+      int nc2v = 0, nouter = 0, in = depth + 1 < 8 ? depth + 1 : 7;
+      memset(w->rd[in], 0, (size_t)k->nvars + 1);
+      combos(w, cb, &s->body, depth + 1, region);
+      for (int v = 0; v < k->nvars; v++) {
+        if (!w->rd[in][v] || cb->depth[v] > depth) continue;
+        nouter++;
+        nc2v += (cb->how[v] & W_C2V) != 0;
+      }
+      if (nc2v) cv(w, CV_cb_c2v_loop);
+      if (nc2v >= 3) cv(w, CV_cb_c2v_live);
+      if (nouter && w->vec_bytes * 2 >= 188416) cv(w, CV_cb_pressure);
+      continue;
+    }
+    if (s->k != S_OP) {
+      combos(w, cb, &s->body, depth, region);
+      combos(w, cb, &s->other, depth, region);
+      continue;
+    }
+    if (s->rhs.k != A_CALL) continue;
+    const Call *c = s->rhs.call;
+    uint8_t *rd = w->scratch;
+    memset(rd, 0, (size_t)k->nvars + 1);
+    reads(c, rd);
+    for (int v = 0; v < k->nvars; v++) {
+      if (!rd[v]) continue;
+      for (int d = 1; d <= depth && d < 8; d++) w->rd[d][v] = 1;
+      if (region && (cb->how[v] & W_WHOLE)) cv(w, CV_cb_whole_in);
+    }
+    if (asm_slice(cb, c)) cv(w, CV_cb_asm_slice);
+    int kind = ir_ops[c->op].kind;
+    if (kind == K_SHARD || kind == K_JOIN) {
+      Mode m = (Mode)c->args[1].e;
+      if (kind == K_SHARD && m == MODE_NONE) cv(w, CV_cb_whole_in);
+      else cb->ax |= 1 << MODE_AXIS(m);
+      if (kind == K_SHARD && ir_kwarg((Call *)c, KW_STRIDE)) cb->stride = 1;
+    }
+    const Var *d = s->dst;
+    if (kind == K_JOIN && d) {                  /* joined valid on the axis below lane 0's extent */
+      const Var *h = c->args[0].k == A_VAR ? c->args[0].var : NULL;
+      int ax = MODE_AXIS((Mode)c->args[1].e), S = h ? (ax ? h->C : h->R) : 0, jv = ax ? d->svc : d->svr;
+      if (h && jv >= 0 && jv < S) cv(w, CV_cb_v2c_partial);
+    }
+    bool v2c = c->op == OP_move ? c->args[1].e != SP_VEC : kind == K_MATMUL;
+    for (int j = 0; j < c->nargs && v2c && k->split != MODE_NONE; j++) {   /* an auto-split V2C, lane 0's part partial */
+      const Var *x = c->args[j].k == A_VAR ? c->args[j].var : NULL;
+      if (!x || x->kind != VK_TILE || x->sp != SP_VEC) continue;
+      int ax = MODE_AXIS(k->split), E = ax ? x->C : x->R, V = ax ? x->svc : x->svr;
+      if (V >= 0 && V < (E + 1) / 2) cv(w, CV_cb_v2c_partial);
+    }
+    if (!d || d->kind != VK_TILE) continue;
+    cb->depth[d->id] = (int8_t)(depth < 127 ? depth : 127);
+    cb->how[d->id] = 0;
+    if (d->sp == SP_VEC)
+      for (int j = 0; j < c->nargs; j++)
+        if (cube_arg(&c->args[j])) {
+          cb->how[d->id] |= W_C2V;
+          if (c->op == OP_move && !region && k->explicit_split) cb->how[d->id] |= W_WHOLE, cv(w, CV_cb_outer_whole);
+        }
+    if (c->op == OP_assemble && c->args[2].k == A_IDX && (c->args[2].ix[0].c || c->args[2].ix[1].c))
+      cb->how[d->id] |= W_ASM;
+  }
+}
+
 /* S_COND inside a bounded while is the while's own test, not an `if`. */
 static void conds(Walk *w, const Body *b, bool in_while) {
   for (int i = 0; i < b->n; i++) {
@@ -201,6 +320,15 @@ void fz_cov_add(FzCov *cov, const char *text, size_t len) {
     if (k->vars[i]->kind == VK_TILE && k->vars[i]->typed) cv(&w, dtc[k->vars[i]->dt]);
   body(&w, &k->body);
   conds(&w, &k->body, false);
+  Combo cb = {.how = ir_alloc(c.A, (size_t)k->nvars + 1), .depth = ir_alloc(c.A, (size_t)k->nvars + 1)};
+  for (int d = 0; d < 8; d++) w.rd[d] = ir_alloc(c.A, (size_t)k->nvars + 1);
+  w.scratch = ir_alloc(c.A, (size_t)k->nvars + 1);
+  for (int i = 0; i < k->nvars; i++)
+    if (k->vars[i]->kind == VK_TILE && k->vars[i]->sp == SP_VEC)
+      w.vec_bytes += ir_tile_bytes(SP_VEC, k->vars[i]->dt, k->vars[i]->R, k->vars[i]->C);
+  combos(&w, &cb, &k->body, 0, false);
+  if (cb.mixed) cv(&w, CV_cb_regions);
+  if (cb.mixed && cb.stride) cv(&w, CV_cb_regions_stride);
   for (int r = 0; r < NROW; r++) cov->n[r] += w.hit[r];
   ir_arena_free(c.A);
   cov_pypto(cov, text, len);

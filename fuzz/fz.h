@@ -95,6 +95,7 @@ void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap);   /* PRNG source: write 
   I(w_vector, 3, 0, 100, "weight: vector-only block")                                                 \
   I(w_c2v, 3, 0, 100, "weight: matmul on the cube, result used by vector ops (C2V)")                  \
   I(w_v2c, 2, 0, 100, "weight: vector results fed to a matmul (V2C)")                                 \
+  P(p_v2c_partial, 0.2, "a V2C operand's valid rows end inside lane 0's half (lane 1's part empty)")  \
   I(w_both, 2, 0, 100, "weight: cube -> vector -> cube -> vector")                                    \
   I(w_softmax, 6, 0, 100, "weight: online-softmax step (needs p_break_left_right)")                   \
   I(w_loop, 2, 0, 100, "weight: loop carrying transfers and accumulators")                            \
@@ -145,7 +146,7 @@ void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap);   /* PRNG source: write 
   P(p_lane0_store, 0.5, "a value equal in both lanes is stored with lane=0")                           \
   P(p_explicit_regions, 0.35, "an explicit kernel has a second split_aiv region on the other axis")   \
   P(p_explicit_outer_move, 0.3, "an explicit kernel moves its cube tile whole to vec outside its regions and stores it there") \
-  P(p_explicit_whole, 0.04, "an explicit kernel reads a whole cube tile in a region (refused E-SHARD-WHOLE: lane 1's copy is zeros)") \
+  P(p_explicit_whole, 0.25, "an explicit kernel reads a whole cube tile in a region (refused E-SHARD-WHOLE: lane 1's copy is zeros)") \
   /* paged gather */                                                                                   \
   P(p_gather_mat, 0.3, "a paged gather goes into a mat tile (any block size and index table)")        \
   I(gather_block_min, 2, 1, 64, "smallest gather block size")                                         \

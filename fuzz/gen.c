@@ -1387,7 +1387,9 @@ static void blk_v2c(Gen *g) {
   fit_mm(g, dt, &M, &K, &N, 4, D_EVEN);
   bool tb = ch(g, g->p->p_trans_b);
   bool cast16 = dt == FZ_F32 && ch(g, g->p->p_f16 * g->p->p_cast_f16_pv * 2);
-  Val x = cube_operand(g, dt, M, K);
+  /* up_down: lane 0's rows partial, lane 1's empty (the join's valid shape is lane 0's) */
+  Val x = M >= 4 && ch(g, g->p->p_v2c_partial) ? v_load(g, dt, M, K, FZ_VEC, rng(g, 1, M / 2 - 1), K, 0)
+                                                : cube_operand(g, dt, M, K);
   int rdt = dt;
   if (cast16) x = v_cast(g, x, FZ_F16), rdt = FZ_F16;
   x = bind(g, x, "x");
@@ -1875,8 +1877,9 @@ static void blk_assemble(Gen *g) {
   int dt = pick_dt(g, true, false), R = dim(g, false, D_NOUNIT), C = dim(g, true, D_NOUNIT);
   fit(g, dt, &R, &C, 4, 0);
   double z = isint(dt) ? 0 : ch(g, 0.5) ? 0 : -1;
-  if (g->brk[0] && g->brk[1] && ch(g, 0.3) && R > 1 && C > 1) {
+  if (R > 1 && C > 1 && ch(g, g->brk[0] && g->brk[1] ? 0.3 : g->p->p_assemble_slice / 2)) {
     /* a smaller piece at an offset: neither split mode can express it */
+    refuse(g, FZ_V_SPLIT, "assemble-offset");
     int h = rng(g, 1, R), w = rng(g, 1, C), r = rng(g, 0, R - h), c = rng(g, 0, C - w);
     Val src = vexpr(g, dt, h, w, 1);
     Val dst = v_full(g, R, C, z, dt);

@@ -27,10 +27,13 @@ miss=0
 for c in kw.valid kw.space kw.trans_b kw.block_size kw.size kw.max_indices kw.col_off kw.lane kw.window kw.stride \
          attr.split=none attr.split=up_down attr.split=left_right attr.target=a2a3 attr.target=a5 \
          stmt.for stmt.split_aiv stmt.if stmt.else stmt.while expr.nested_call index.computed_scalar \
-         move.vec_to_mat move.mat_to_vec move.acc_to_vec move.acc_to_mat move.vec_to_vec move.mat_to_mat move.acc_to_acc; do
+         move.vec_to_mat move.mat_to_vec move.acc_to_vec move.acc_to_mat move.vec_to_vec move.mat_to_mat move.acc_to_acc \
+         combo.regions_two_axes combo.regions_two_axes_stride combo.whole_move_outside_region \
+         combo.whole_tile_in_region combo.v2c_join_partial_lane0 combo.c2v_read_across_loop \
+         combo.c2v_3_live_in_loop combo.loop_reads_outer_near_capacity combo.slice_of_offset_assemble; do
   grep -q "^construct=$c share=" "$T/rows" || { echo "# missing: $c"; miss=1; }
 done
-ok $miss "coverage-5 keywords, attributes, statements and the seven move directions have lines"
+ok $miss "coverage-5 keywords, attributes, statements, the seven move directions and the combinations have lines"
 awk -F'share=' '$2 < 0.005 { print "# below 0.5%: " $0; bad = 1 } END { exit bad }' "$T/rows"
 ok $? "coverage-6 no construct below 0.5% over 3000 kernels"
 awk '{ split($3, a, "="); exit !(a[2] <= 30) }' "$T/c"
