@@ -96,7 +96,7 @@ int main(void) {
     fz_free(k);
   }
   tap_ok(&t, header == N, "claim-2.1", "the header matches FzKernel.refuse and names each reason (%d of %d)", header, N);
-  tap_ok(&t, claimed[0] > N * 9 / 10 && claimed[1] > N * 9 / 10, "claim-2.2",
+  tap_ok(&t, claimed[0] > N * 4 / 5 && claimed[1] > N * 4 / 5, "claim-2.2",
          "most kernels are claimed to compile unsplit (%d, %d of %d)", claimed[0], claimed[1], N);
   tap_ok(&t, claimed[2] > N / 3 && claimed[3] > N / 3, "claim-2.3",
          "a third or more are claimed to compile split (up_down %d, left_right %d of %d)", claimed[2], claimed[3], N);

@@ -296,7 +296,9 @@ int main(void) {
         if (r) ok[v]++;
         else {
           DiagCat cat = ir_diag_cat(c.diag.code);
-          if (cat != CAT_UNSUPPORTED) {
+          /* a whole cube tile read in a region: generated to be refused (# may-refuse: ...=shard-whole) */
+          bool meant = cat == CAT_USER && c.diag.code == E_SHARD_WHOLE && strstr(k, "=shard-whole");
+          if (cat != CAT_UNSUPPORTED && !meant) {
             char w[96];
             snprintf(w, sizeof w, "seed %llu, variant %s: %s diagnostic%s", (unsigned long long)seed, var[v].name,
                      ir_cat_name(cat), cat == CAT_INTERNAL ? " (a compiler bug)" : "");
@@ -315,7 +317,7 @@ int main(void) {
       tap_ok(&t, ok[v] * 100 >= (v == 3 ? 55 : 60) * N, v == 0 ? "gen-4.2" : v == 1 ? "gen-4.3" : v == 2 ? "gen-4.4" : "gen-4.5",
              "%s compiles %d of %d kernels (%.1f%%)", var[v].name, ok[v], N, 100.0 * ok[v] / N);
     tap_ok(&t, internal == 0, "gen-4.6", "no variant reports an internal diagnostic (%d did)", internal);
-    tap_ok(&t, user == 0, "gen-4.7", "no variant rejects a valid kernel as a user error (%d did)", user);
+    tap_ok(&t, user == 0, "gen-4.7", "no variant rejects a valid kernel as a user error, whole tiles generated for a region aside (%d did)", user);
 
     /* The front kernel is shared by the variants compiled from it, and ir_clone
      * shares argument index pairs and conditions read-only: a pass that wrote
