@@ -190,6 +190,7 @@ uint64_t sim_digest(const Gm *g);
 void sim_print_outputs(FILE *f, Sim *s, bool dump);
 Elem sim_gm_get(const Gm *g, int r, int c);      /* value as stored (f16 widened) */
 uint32_t sim_gm_bits(const Gm *g, int r, int c); /* raw storage bits */
+Elem sim_convert(Dtype from, Dtype to, Elem a); /* the cast op on one element (language.md 9.4) */
 
 /* Deterministic PRNG (splitmix64) used for inputs and schedules. */
 uint64_t sim_rand(uint64_t *state);
