@@ -67,6 +67,9 @@ typedef enum {
   SIM_FAULT_LOOP,                               /* a loop of three or more trips ends one early (machine only) */
   SIM_FAULT_WRAP,                               /* a C2V pop after its pipe's slots wrapped flips a bit of its
                                                    first element (slotted pipes only) */
+  SIM_FAULT_JOIN,                               /* a split V2C join whose lane 0 holds less than its extent
+                                                   on the split axis gets that whole extent as valid
+                                                   (slotted pipes only) */
 } SimFault;
 typedef struct {
   uint64_t seed;
@@ -84,9 +87,10 @@ typedef struct {
   void *hook_ctx;
   /* the machine's second, plainer model (the oracle's self-check): each pipe
    * an unbounded FIFO, entry n in its own place, so no slot is reused and a
-   * push never waits; loops stepped by counting trips, not by comparing the
-   * loop variable with its bound; no addressed memory (a pop has no slot to
-   * be placed at) */
+   * push never waits; a pop's lane placement and join written apart, element
+   * by element; loops stepped by counting trips, not by comparing the loop
+   * variable with its bound; no addressed memory (a pop has no slot to be
+   * placed at) */
   bool plain;
   SimFault fault;                               /* test hook, SIM_FAULT_NONE otherwise */
 } SimOpts;
