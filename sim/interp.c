@@ -417,11 +417,13 @@ static Elem unop(Op op, Dtype dt, Elem a) {
   return r;
 }
 
-/* language.md, cast: integers narrow by wrapping, floats to integers truncate
- * and saturate (NaN gives 0), integers to floats round (i32 via f32). */
-static Elem convert(Dtype from, Dtype to, Elem a) {
+/* language.md 9.4, cast: to the same dtype a copy; integers narrow by
+ * wrapping, floats to integers truncate and saturate (NaN gives 0), integers
+ * to floats round (i32 via f32). Checked over every input by t_conv. */
+Elem sim_convert(Dtype from, Dtype to, Elem a) {
   Elem r;
   bool fi = ir_dtype_int(from), ti = ir_dtype_int(to);
+  if (from == to) return a;                     /* a copy, bit for bit (a signalling NaN too) */
   if (fi && ti) {
     r.i = wrap(to, (uint32_t)a.i);
   } else if (fi) {
@@ -769,7 +771,7 @@ static void ev_K_CAST(Sim *s, const Stmt *st, const Call *c) {
   steps(s, c, n);
   for (size_t i = 0; i < n; i++) {
     t->def[i] = a->def[i];
-    t->d[i] = t->def[i] ? convert(a->dt, t->dt, a->d[i]) : (Elem){.i = 0};
+    t->d[i] = t->def[i] ? sim_convert(a->dt, t->dt, a->d[i]) : (Elem){.i = 0};
   }
   commit(s, st->dst, t);
 }

@@ -9,7 +9,8 @@
  * npu/a2a3/TPush.hpp 404-406; a5 moves the tile to vector core 0 only,
  * npu/a5/TPush.hpp 213-214), so no correct program reads lane 1's copy.
  * Pipes have their declared slots; the plain machine (SimOpts.plain, the
- * oracle's second opinion) has unbounded FIFOs and counts loop trips. Flat
+ * oracle's second opinion) has unbounded FIFOs, its own lane placement and
+ * join (plain_pop) and counts loop trips. Flat
  * source IR without lanes runs as one task (the oracle's check of the
  * machine against the reference interpreter).
  * Produces the GM tensors, or a runtime violation:
@@ -411,6 +412,75 @@ static void c2v_contract(Sim *s, const Call *c, const Tile *x, int code, int S) 
             v1, x->vc, x->C);
 }
 
+/* The plain machine's pop: placement and join written apart from the
+ * slotted machine's (pipe_op), element by element from DESIGN 4, so the
+ * self-check compares two implementations of them. C2V: lane L receives the
+ * band [L*S, L*S+S) of the tile on the split axis, with valid extent
+ * clamp(V - L*S, 0, S) there (S the lane extent the pop declares: ceil(E/2),
+ * or a rebalanced stride, DESIGN 14.2, or half the a5 box); code 0 gives each
+ * lane the whole tile. V2C: lane L's tile is placed at L*S on the split axis
+ * (S a lane's extent); the valid extent there is v0 + v1, a rectangle only
+ * when lane 0 is full or lane 1 empty, and on the other axis the smaller of
+ * the lanes'; code 0 keeps lane 0's tile. Inside the valid region an
+ * element is its source element (defined when that is), outside it is 0 and
+ * undefined. */
+static void plain_pop(Sim *s, const Call *c, const Ent *e, int L, int nlanes, Tile *d) {
+  int dir = c->args[0].e, code = (int)c->args[3].num;
+  bool ud = code == 1 || code == 3;
+  const Tile *x0 = &e->t[0], *x1 = &e->t[0];
+  int S = 0;
+  if (dir == PIPE_C2V) {
+    if (code) {
+      S = c->args[2].ix[ud ? 0 : 1].c;
+      c2v_contract(s, c, x0, code, S);
+    }
+    d->R = code && ud ? S : x0->R;
+    d->C = code && !ud ? S : x0->C;
+    check_pop(s, c, d->R, d->C, x0->dt);
+    int v = (ud ? x0->vr : x0->vc) - L * S;
+    v = v < 0 ? 0 : v > S ? S : v;
+    d->vr = code && ud ? v : x0->vr;
+    d->vc = code && !ud ? v : x0->vc;
+  } else {
+    if (nlanes > 1) x1 = &e->t[1];
+    if (code == 3 || code == 4) SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C with the odd split code %d", code);
+    if (code && nlanes < 2) SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C split code %d with one lane", code);
+    if (code && (x0->R != x1->R || x0->C != x1->C))
+      SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C lanes push [%d, %d] and [%d, %d]", x0->R, x0->C, x1->R, x1->C);
+    S = ud ? x0->R : x0->C;
+    d->R = code == 1 ? 2 * S : x0->R;
+    d->C = code == 2 ? 2 * S : x0->C;
+    check_pop(s, c, d->R, d->C, x0->dt);
+    if (!code) {
+      d->vr = x0->vr, d->vc = x0->vc;
+    } else {                                    /* a: on the split axis, b: on the other */
+      int a0 = ud ? x0->vr : x0->vc, a1 = ud ? x1->vr : x1->vc, b0 = ud ? x0->vc : x0->vr, b1 = ud ? x1->vc : x1->vr;
+      if (a0 < S && a1 > 0)
+        SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C lanes of %d hold %d and %d: not a rectangle", S, a0, a1);
+      int a = a0 + a1, b = b1 < b0 ? b1 : b0;
+      d->vr = ud ? a : b;
+      d->vc = ud ? b : a;
+    }
+  }
+  for (int i = 0; i < d->R; i++)
+    for (int j = 0; j < d->C; j++) {
+      const Tile *x = x0;
+      int si = i, sj = j, k = i * d->C + j;
+      if (code && dir == PIPE_C2V) {            /* lane L's band of the tile */
+        if (ud) si += L * S;
+        else sj += L * S;
+      } else if (code) {                        /* the lane whose band holds (i, j) */
+        int l = (ud ? i : j) / S;
+        x = l ? x1 : x0;
+        if (ud) si -= l * S;
+        else sj -= l * S;
+      }
+      bool in = i < d->vr && j < d->vc && si < x->R && sj < x->C;
+      d->d[k] = in ? x->d[si * x->C + sj] : (Elem){.i = 0};
+      d->def[k] = in && x->def[si * x->C + sj];
+    }
+}
+
 /* Returns false when the task must wait. */
 static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
   Machine *m = s->m;
@@ -468,7 +538,9 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     if (e->code != code)
       SIM_ERR(s, c->loc, R_PIPE_SHAPE, "tpop with split code %d, the push used %d", code, e->code);
     Tile *d = sim_fresh(s, st->dst);
-    if (dir == PIPE_C2V) {
+    if (s->plain) {
+      plain_pop(s, c, e, L, m->nlanes, d);
+    } else if (dir == PIPE_C2V) {
       const Tile *x = &e->t[0];
       int ud = code == 1 || code == 3, E = ud ? x->R : x->C, V = ud ? x->vr : x->vc;
       int S = code ? c->args[2].ix[!ud].c : E;  /* the lane extent: lane 1's band starts there */
@@ -515,6 +587,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       if (!code) d->vr = x0->vr, d->vc = x0->vc;
       else if (ud) d->vr = x0->vr == S ? S + x1->vr : x0->vr, d->vc = x0->vc < x1->vc ? x0->vc : x1->vc;
       else d->vc = x0->vc == S ? S + x1->vc : x0->vc, d->vr = x0->vr < x1->vr ? x0->vr : x1->vr;
+      if (s->fault == SIM_FAULT_JOIN && code && v0 < S) *(ud ? &d->vr : &d->vc) = S;   /* test hook */
       for (int i = 0; i < R; i++) {             /* row i: a lane's row (up_down), or both lanes' halves side by side */
         int parts = code == 2 ? 2 : 1, w = C / parts;
         for (int q = 0; q < parts; q++) {

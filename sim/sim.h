@@ -67,6 +67,9 @@ typedef enum {
   SIM_FAULT_LOOP,                               /* a loop of three or more trips ends one early (machine only) */
   SIM_FAULT_WRAP,                               /* a C2V pop after its pipe's slots wrapped flips a bit of its
                                                    first element (slotted pipes only) */
+  SIM_FAULT_JOIN,                               /* a split V2C join whose lane 0 holds less than its extent
+                                                   on the split axis gets that whole extent as valid
+                                                   (slotted pipes only) */
 } SimFault;
 typedef struct {
   uint64_t seed;
@@ -84,9 +87,10 @@ typedef struct {
   void *hook_ctx;
   /* the machine's second, plainer model (the oracle's self-check): each pipe
    * an unbounded FIFO, entry n in its own place, so no slot is reused and a
-   * push never waits; loops stepped by counting trips, not by comparing the
-   * loop variable with its bound; no addressed memory (a pop has no slot to
-   * be placed at) */
+   * push never waits; a pop's lane placement and join written apart, element
+   * by element; loops stepped by counting trips, not by comparing the loop
+   * variable with its bound; no addressed memory (a pop has no slot to be
+   * placed at) */
   bool plain;
   SimFault fault;                               /* test hook, SIM_FAULT_NONE otherwise */
 } SimOpts;
@@ -190,6 +194,7 @@ uint64_t sim_digest(const Gm *g);
 void sim_print_outputs(FILE *f, Sim *s, bool dump);
 Elem sim_gm_get(const Gm *g, int r, int c);      /* value as stored (f16 widened) */
 uint32_t sim_gm_bits(const Gm *g, int r, int c); /* raw storage bits */
+Elem sim_convert(Dtype from, Dtype to, Elem a); /* the cast op on one element (language.md 9.4) */
 
 /* Deterministic PRNG (splitmix64) used for inputs and schedules. */
 uint64_t sim_rand(uint64_t *state);
