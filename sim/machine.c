@@ -2,7 +2,8 @@
  * expand_mixed: pipe declarations, an `aic` and an `aiv` program) and runs
  * the AIC and one or two AIV lanes as cooperative tasks over the C2V and V2C
  * pipes, round-robin one instruction at a time or in a seeded random order.
- * A whole (code-0) C2V entry reaches lane 0 as pushed; lane 1's copy is
+ * A whole (code-0) C2V entry reaches lane 0 as pushed; popped inside
+ * split_aiv (every pop of a finished two-lane program), lane 1's copy is
  * zeros over the pushed valid region, as pto-isa's CPU simulation pops it
  * (cpu/TPop.hpp lines 25-41 at 3186c381: FillTile with 0 in subblock 1). The
  * hardware differs by target (a2a3 lane 1 reads the whole GM slot,
@@ -46,6 +47,7 @@ enum { I_OP, I_FOR, I_NEXT, I_IF, I_GOTO, I_COND };
 typedef struct {
   uint8_t k;
   bool replay;
+  bool region;                                  /* inside split_aiv: a whole C2V entry reaches lane 1 as zeros */
   int a;                                        /* jump target */
   const Stmt *st;
 } Ins;
@@ -110,7 +112,7 @@ struct Machine {
 
 /* ---- programs --------------------------------------------------------------------- */
 
-static int emit(Sim *s, Prog *p, uint8_t k, const Stmt *st, bool replay) {
+static int emit(Sim *s, Prog *p, uint8_t k, const Stmt *st, bool replay, bool region) {
   if (p->n == p->cap) {
     int cap = p->cap ? 2 * p->cap : 64;
     Ins *nv = ir_alloc(s->A, (size_t)cap * sizeof *nv);
@@ -118,35 +120,35 @@ static int emit(Sim *s, Prog *p, uint8_t k, const Stmt *st, bool replay) {
     p->v = nv;
     p->cap = cap;
   }
-  p->v[p->n] = (Ins){k, replay, 0, st};
+  p->v[p->n] = (Ins){k, replay, region, 0, st};
   return p->n++;
 }
 
-static void linearize(Sim *s, Prog *p, const Body *b, bool replay) {
+static void linearize(Sim *s, Prog *p, const Body *b, bool replay, bool region) {
   for (int i = 0; i < b->n; i++) {
     const Stmt *st = b->v[i];
     switch (st->k) {
     case S_OP:
-      emit(s, p, I_OP, st, replay);
+      emit(s, p, I_OP, st, replay, region);
       break;
     case S_FOR: {
-      int f = emit(s, p, I_FOR, st, replay);
-      linearize(s, p, &st->body, replay);
-      int n = emit(s, p, I_NEXT, st, replay);
+      int f = emit(s, p, I_FOR, st, replay, region);
+      linearize(s, p, &st->body, replay, region);
+      int n = emit(s, p, I_NEXT, st, replay, region);
       p->v[n].a = f + 1;
       p->v[f].a = n + 1;
       break;
     }
     case S_SPLIT:
-      linearize(s, p, &st->body, replay);
+      linearize(s, p, &st->body, replay, true);
       break;
     case S_IF:                                  /* I_IF / I_COND: on lane 1 / false to the other body */
     case S_COND: {
-      int f = emit(s, p, st->k == S_IF ? I_IF : I_COND, st, replay);
-      linearize(s, p, &st->body, replay);
-      int g = emit(s, p, I_GOTO, st, replay);
+      int f = emit(s, p, st->k == S_IF ? I_IF : I_COND, st, replay, region);
+      linearize(s, p, &st->body, replay, region);
+      int g = emit(s, p, I_GOTO, st, replay, region);
       p->v[f].a = p->n;
-      linearize(s, p, &st->other, replay || st->k == S_IF);   /* the replay branch */
+      linearize(s, p, &st->other, replay || st->k == S_IF, region);   /* the replay branch */
       p->v[g].a = p->n;
       break;
     }
@@ -417,14 +419,14 @@ static void c2v_contract(Sim *s, const Call *c, const Tile *x, int code, int S) 
  * self-check compares two implementations of them. C2V: lane L receives the
  * band [L*S, L*S+S) of the tile on the split axis, with valid extent
  * clamp(V - L*S, 0, S) there (S the lane extent the pop declares: ceil(E/2),
- * or a rebalanced stride, DESIGN 14.2, or half the a5 box); code 0 gives each
- * lane the whole tile. V2C: lane L's tile is placed at L*S on the split axis
+ * or a rebalanced stride, DESIGN 14.2, or half the a5 box); code 0 gives
+ * lane 0 the whole tile and lane 1 zeros over its valid region. V2C: lane L's tile is placed at L*S on the split axis
  * (S a lane's extent); the valid extent there is v0 + v1, a rectangle only
  * when lane 0 is full or lane 1 empty, and on the other axis the smaller of
  * the lanes'; code 0 keeps lane 0's tile. Inside the valid region an
  * element is its source element (defined when that is), outside it is 0 and
  * undefined. */
-static void plain_pop(Sim *s, const Call *c, const Ent *e, int L, int nlanes, Tile *d) {
+static void plain_pop(Sim *s, const Call *c, const Ent *e, int L, int nlanes, bool region, Tile *d) {
   int dir = c->args[0].e, code = (int)c->args[3].num;
   bool ud = code == 1 || code == 3;
   const Tile *x0 = &e->t[0], *x1 = &e->t[0];
@@ -476,6 +478,11 @@ static void plain_pop(Sim *s, const Call *c, const Ent *e, int L, int nlanes, Ti
         else sj -= l * S;
       }
       bool in = i < d->vr && j < d->vc && si < x->R && sj < x->C;
+      if (dir == PIPE_C2V && !code && L == 1 && region) { /* lane 1's copy of a whole entry: zeros */
+        d->d[k] = (Elem){.i = 0};
+        d->def[k] = i < d->vr && j < d->vc;
+        continue;
+      }
       d->d[k] = in ? x->d[si * x->C + sj] : (Elem){.i = 0};
       d->def[k] = in && x->def[si * x->C + sj];
     }
@@ -539,7 +546,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       SIM_ERR(s, c->loc, R_PIPE_SHAPE, "tpop with split code %d, the push used %d", code, e->code);
     Tile *d = sim_fresh(s, st->dst);
     if (s->plain) {
-      plain_pop(s, c, e, L, m->nlanes, d);
+      plain_pop(s, c, e, L, m->nlanes, m->prog[t->prog].v[t->pc].region, d);
     } else if (dir == PIPE_C2V) {
       const Tile *x = &e->t[0];
       int ud = code == 1 || code == 3, E = ud ? x->R : x->C, V = ud ? x->vr : x->vc;
@@ -564,7 +571,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
         memset(&d->d[i * C + n], 0, (size_t)(C - n) * sizeof *d->d);
         memset(&d->def[i * C + n], 0, (size_t)(C - n));
       }
-      if (!code && L == 1) {                    /* lane 1's copy of a whole entry: zero-filled */
+      if (!code && L == 1 && m->prog[t->prog].v[t->pc].region) {   /* lane 1's copy of a whole entry: zeros */
         size_t n = (size_t)R * C;
         memset(d->d, 0, n * sizeof *d->d);
         for (int i = 0; i < R; i++) memset(&d->def[i * C], 1, (size_t)(i < d->vr ? d->vc : 0));
@@ -754,11 +761,11 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
   m->max_ins = SIM_MAX_INS;
   if (!k->expanded) {                           /* flat source IR: one task runs it all */
     if (!sim_machine_runs_flat(k)) die("machine: flat IR with lanes runs under the reference interpreter only");
-    linearize(s, &m->prog[0], &k->body, false);
+    linearize(s, &m->prog[0], &k->body, false, false);
   } else {
     const Stmt *aic = ir_func(k, FN_AIC), *aiv = ir_func(k, FN_AIV);
-    if (aic) linearize(s, &m->prog[0], &aic->body, false);
-    if (aiv) linearize(s, &m->prog[1], &aiv->body, false);
+    if (aic) linearize(s, &m->prog[0], &aic->body, false, false);
+    if (aiv) linearize(s, &m->prog[1], &aiv->body, false, false);
     m->nlanes = ir_vector_lanes(k);
   }
   m->t[m->nt++] = (Task){.prog = 0};
