@@ -38,9 +38,10 @@
  *                 (sim_capacity, the machine's own table of DESIGN 4; a
  *                 view's bytes are its parent's, checked where it was
  *                 placed); the tags are sized by the space, not the plan
- *   R-PIPE-OVER   more entries live in a pipe (pushed, not yet released by
- *                 tfree) than the consumer's reserve as memplan planned it
- *                 holds (Kernel.reserve / Kernel.entry, at most the slots)
+ *   R-PIPE-OVER   a push into a slot past those the consumer's reserve as
+ *                 memplan planned it holds (Kernel.reserve / Kernel.entry, at
+ *                 most the slots): so also more entries live in a pipe
+ *                 (pushed, not yet released by tfree) than it holds
  * Tile ops themselves run through interp.c (sim_exec) in the task's context. */
 #include "sim.h"
 
@@ -429,18 +430,22 @@ static Ent *entry(Sim *s, Pipe *p, int seq) {
   return &p->all[seq];
 }
 
-/* Entry seq of pipe p (direction dir) becomes live: pushed, held until its
- * tfree. On an addressed machine more live entries than the consumer's
- * planned reserve holds is R-PIPE-OVER. (A pipe depth counted too small by
- * expand_mixed declares too few slots and memplan plans the reserve for
- * them: the producer blocks on a full pipe while the consumer waits for the
- * entry behind it, R-DEADLOCK.) */
+/* Entry seq of pipe p (direction dir) becomes live: pushed into slot seq mod
+ * slots, held until its tfree. On an addressed machine a slot past those the
+ * consumer's planned reserve holds is R-PIPE-OVER: the entry lies outside the
+ * reserve. Whenever more entries are live than the reserve holds, one of
+ * them went to such a slot; the slot, unlike the count, does not depend on
+ * the schedule. (A pipe depth counted too small by expand_mixed declares too
+ * few slots and memplan plans the reserve for them: the producer blocks on a
+ * full pipe while the consumer waits for the entry behind it, R-DEADLOCK.) */
 static void enter(Sim *s, Pipe *p, int dir, int seq, Loc loc) {
-  if (++p->live <= p->room || !s->addressed) return;
+  p->live++;
+  if (!s->addressed || seq % p->slots < p->room) return;
   const Kernel *k = s->k;
-  SIM_ERR(s, loc, R_PIPE_OVER, "%s push #%d makes %d %s live (pushed, not yet freed), but the reserve memplan "
-          "planned holds %d: %d bytes, %d per entry, %d slots declared", dir == PIPE_C2V ? "C2V" : "V2C", seq,
-          p->live, p->live == 1 ? "entry" : "entries", p->room, k->reserve[dir], k->entry[dir], p->slots);
+  SIM_ERR(s, loc, R_PIPE_OVER, "%s push #%d goes to slot %d (%d %s live, pushed and not yet freed), but the reserve "
+          "memplan planned holds %d: %d bytes, %d per entry, of %d slots declared", dir == PIPE_C2V ? "C2V" : "V2C",
+          seq, seq % p->slots, p->live, p->live == 1 ? "entry" : "entries", p->room, k->reserve[dir], k->entry[dir],
+          p->slots);
 }
 
 static bool blockf(Task *t, const char *fmt, const char *what, int seq) {

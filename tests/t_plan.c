@@ -7,7 +7,8 @@
  *                 and the compiler's (ir_capacity) agrees with it
  *   capacity-2.x  a buffer, popped entry or operand ending past its space's
  *                 physical bytes is R-CAPACITY, whatever Kernel.top says
- *   pipe-over-1.x more live pipe entries than the planned reserve holds
+ *   pipe-over-1.x a push into a slot past the planned reserve (more live
+ *                 entries than it holds, or fewer in a slot past it)
  *   depth-1.x     a pipe depth counted too small (fewer slots, the reserve
  *                 planned for them): R-DEADLOCK
  *   alias-1.x     R-ALIAS across loop iterations, beyond a value's valid
@@ -73,11 +74,17 @@ static const Case cases[] = {
   {"capacity-2.7", "the same on a2a3, whose acc holds half", THREE("a2a3"),
    M_MOVE, "c", NULL, 0, 131072 - 512, "R-CAPACITY", "'c'", "131072", NULL, 0},
   {"pipe-over-1.1", "a C2V reserve planned for 2 of 3 live entries is R-PIPE-OVER at the third push", THREE("a5"),
-   M_RESERVE, NULL, NULL, 0, 2048, "R-PIPE-OVER", "C2V push #2 makes 3 entries live", "holds 2", NULL, 0},
+   M_RESERVE, NULL, NULL, 0, 2048, "R-PIPE-OVER", "C2V push #2 goes to slot 2 (3 entries live", "holds 2", NULL, 0},
   {"pipe-over-1.2", "a V2C reserve planned for 1 of 2 live entries is R-PIPE-OVER at the second push", V2C2,
-   M_RESERVE, NULL, NULL, 1, 1024, "R-PIPE-OVER", "V2C push #1 makes 2 entries live", "holds 1", NULL, 0},
+   M_RESERVE, NULL, NULL, 1, 1024, "R-PIPE-OVER", "V2C push #1 goes to slot 1 (2 entries live", "holds 1", NULL, 0},
   {"pipe-over-1.3", "no C2V reserve at all (entry 0) is R-PIPE-OVER at the first push", THREE("a5"),
    M_ENTRY, NULL, NULL, 0, 0, "R-PIPE-OVER", "C2V push #0", "holds 0", NULL, 0},
+  {"pipe-over-1.4", "a C2V reserve planned for 1 of 2 slots: the second push goes to slot 1, outside it, though only "
+   "one entry is live (whatever the schedule)",
+   K(kernel k(A: f32[16, 16] in, B: f32[16, 16] in, O: f32[16, 16] out) split(none) target(a5) slots(2) {
+       a = load(A, [0, 0], [16, 16], space=mat); b = load(B, [0, 0], [16, 16], space=mat); c = matmul(a, b);
+       h = relu(c); d = matmul(h, b); x = adds(d, 1.0); store(O, [0, 0], x); }),
+   M_RESERVE, NULL, NULL, 0, 1024, "R-PIPE-OVER", "C2V push #1 goes to slot 1 (1 entry live", "holds 1", NULL, 0},
   {"depth-1.1", "a C2V depth counted one too small (2 slots for 3 live entries, reserve planned for 2) is R-DEADLOCK",
    THREE("a5"), M_SLOTS, NULL, NULL, 0, 2, "R-DEADLOCK", "all slots taken", "nothing pushed", NULL, 0},
   {"alias-1.1", "a value defined before a loop, its bytes reused by a buffer written later in the body: the read in "
