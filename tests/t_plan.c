@@ -111,6 +111,8 @@ static const Case cases[] = {
        a = load(A, [0, 0], [16, 16], space=mat); b = load(B, [0, 0], [16, 16], space=mat); c = matmul(a, b);
        s = slice(c, [0, 0], [8, 16]); y = adds(s, 1.0); store(O, [0, 0], y); }),
    M_FREE_AFTER, "s", NULL, 0, 0, "R-PIPE-FREED", "'s' (a view of '_m", "after tfree", NULL, 0},
+  {"alias-1.5", "a buffer placed off the 32-byte grid, 16 bytes into a live one, is R-ALIAS (not an abort)",
+   TWO("a5"), M_MOVE, "b", "a", 0, 16, "R-ALIAS", "'a'", "'b' at 0x00010-0x01010", NULL, 0},
 };
 
 static Var *find(Kernel *k, const char *name) {
