@@ -160,8 +160,16 @@ static Stmt *copy_out(EM *e, Body *b, int at) {
   return cp;
 }
 
+/* The popped var (or view of one: marked, not -1) s takes a view of, or NULL. */
+static Var *view_of_pop(const Stmt *s, const int *mark) {
+  if (s->k != S_OP || !s->dst || s->rhs.k != A_CALL || ir_ops[s->rhs.call->op].kind != K_SLICE) return NULL;
+  Var *p = s->rhs.call->args[0].var;
+  return mark[p->id] != -1 ? p : NULL;
+}
+
 /* Insert tfree(dir) for every tpop of this body after its last use, and note
- * the most entries live at once per direction. */
+ * the most entries live at once per direction. A view of a popped value
+ * reads its slot: the view's uses are the pop's. */
 static void place_frees(EM *e, Body *b) {
   typedef struct {
     Var *v;
@@ -194,15 +202,20 @@ static void place_frees(EM *e, Body *b) {
                          s->rhs.call->args[0].e == PIPE_C2V && s->rhs.call->args[3].num != 0};
       e->mark[s->dst->id] = -2;
     }
+    if (view_of_pop(s, e->mark)) e->mark[s->dst->id] = -2;
   }
   for (int i = n - 1, p = np - 1; i >= 0; i--) {
     for (; p >= 0 && pops[p].at == i; p--) {   /* the marks hold the uses after i */
       int u = e->mark[pops[p].v->id];
       last[p] = u > i ? u : i;
     }
+    Var *pv = view_of_pop(b->v[i], e->mark);
+    int u = pv ? e->mark[b->v[i]->dst->id] : -1;   /* the view's last use: its parent's too */
+    if (pv && u >= 0 && e->mark[pv->id] < u) e->mark[pv->id] = u;
     note_last(b->v[i], i, e->mark);
   }
-  for (int p = 0; p < np; p++) e->mark[pops[p].v->id] = -1;
+  for (int i = 0; i < n; i++)
+    if (b->v[i]->k == S_OP && b->v[i]->dst) e->mark[b->v[i]->dst->id] = -1;
   /* the next compound statement that pops C2V inside, from each position */
   int *nextc = ir_alloc_raw(A, (size_t)(n + 1) * sizeof *nextc);
   Stmt **copies = ir_alloc(A, (size_t)n * sizeof *copies);

@@ -1,5 +1,5 @@
 /* memplan.c — pass 10: per-core IR -> the same IR with every buffer placed
- * (Var.off, Kernel.entry, Kernel.top, Kernel.planned), or unsupported
+ * (Var.off, Kernel.entry, Kernel.reserve, Kernel.top, Kernel.planned), or unsupported
  * E-CAPACITY; ir_print_plan writes the placement as `# mem` comment lines.
  * Live ranges: every tile value is live from its first definition to its
  * last use in program order, stretched over a whole loop when it is live into
@@ -509,6 +509,7 @@ static void plan_in(Comp *c, Arena *S, Kernel *k, int f, const Stmt *fn, int8_t 
   place_rest(&fn->body, buf, f, false);
   place_rest(&fn->body, buf, f, true);
   k->entry[dir] = (int32_t)entry;
+  k->reserve[dir] = (int32_t)res;
   for (int s = 0; s < SP_N; s++)
     if (end[s] > k->top[s]) k->top[s] = (int32_t)end[s];
 }

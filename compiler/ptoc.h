@@ -270,6 +270,7 @@ typedef struct Kernel {
   int64_t own_ops[2], unrolled_ops[2];          /* per side (aic, aiv): ops with loops expanded; after unroll */
   bool planned;                                 /* memplan placed the buffers (Var.off): the machine is addressed */
   int32_t entry[2];                             /* by PipeDir: bytes of one entry of the consumer's pipe reserve */
+  int32_t reserve[2];                           /* by PipeDir: bytes of the consumer's pipe reserve (slots x entry) */
   int32_t top[SP_N];                            /* per space: the highest placed end on either core */
   struct NameIx *temps;                         /* ir_temp's index of the names starting with '_' */
 } Kernel;
@@ -385,9 +386,9 @@ int64_t ir_capacity(Target t, Space sp);
 /* Places every buffer of each core at a byte offset of its space (DESIGN 14.10):
  * Var.off of a tile with a buffer of its own is where its padded bytes start;
  * a view's (slice) is its parent's plus the window's start when that is
- * static; a popped value's is 0, the base of the pipe reserve (slots x
- * Kernel.entry[dir] bytes at the bottom of the consumer's space: the slot is
- * chosen at run time); lower's left/right operands sit at 0. Every buffer's
+ * static; a popped value's is 0, the base of the pipe reserve (Kernel.reserve[dir]
+ * = slots x Kernel.entry[dir] bytes at the bottom of the consumer's space: the
+ * slot is chosen at run time); lower's left/right operands sit at 0. Every buffer's
  * offset and size is a multiple of 32 bytes. Kernel.top holds each space's highest placed
  * end; sets Kernel.planned. */
 void pass_memplan(Comp *c, Kernel *k);

@@ -275,12 +275,14 @@ static const char *code_or_ok(bool ran, const Sim *s) { return ran ? "ok" : ir_d
 
 /* One machine raised code where the other (which ran other_ins instructions)
  * ran clean: a disagreement unless a correct simulator may do that on a wrong
- * program. A deadlock on full slots and R-ALIAS need the slotted machine's
- * slots and addresses; the budget counts a blocked task's tries, at most one
- * per task (3) between two executed instructions, so a run spends it
- * legitimately only when the other ran at least a third of it. */
+ * program. A deadlock on full slots, R-ALIAS, R-CAPACITY and R-PIPE-OVER need
+ * the slotted machine's slots and addresses; the budget counts a blocked
+ * task's tries, at most one per task (3) between two executed instructions,
+ * so a run spends it legitimately only when the other ran at least a third
+ * of it. */
 static bool one_sided_ok(int code, uint64_t other_ins, bool slotted) {
-  return (slotted && (code == R_DEADLOCK || code == R_ALIAS)) || (code == R_STEPS && other_ins >= SIM_MAX_INS / 3);
+  bool addressed = code == R_ALIAS || code == R_CAPACITY || code == R_PIPE_OVER;
+  return (slotted && (code == R_DEADLOCK || addressed)) || (code == R_STEPS && other_ins >= SIM_MAX_INS / 3);
 }
 
 /* Kernel k under the machine as one task: 1 the golden outputs without a

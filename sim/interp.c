@@ -177,6 +177,12 @@ static Tile *value(Sim *s, const Arg *a) {
   if (!sl || sl->cur[L] < 0) die("interp: '%s' read before it was assigned", a->var->name);
   if (sl->freed[L])
     RTERR(s, a->loc, R_PIPE_FREED, "'%s' is read after tfree released its pipe slot", a->var->name);
+  if (sl->of[L]) {                              /* a view of a popped value whose slot was released */
+    const Slot *o = s->slot[sl->of[L] - 1];
+    if (o->freed[L] && o->gen[L] == sl->vgen[L])
+      RTERR(s, a->loc, R_PIPE_FREED, "'%s' (a view of '%s') is read after tfree released the pipe slot of '%s'",
+            a->var->name, s->k->vars[sl->of[L] - 1]->name, s->k->vars[sl->of[L] - 1]->name);
+  }
   Tile *t = &sl->t[L][sl->cur[L]];
   if (s->addressed) sim_mem_read(s, a->var, t, a->loc);
   return t;
@@ -262,6 +268,7 @@ static void commit(Sim *s, const Var *v, Tile *t) {
   sl->cur[L] = (int)(t - sl->t[L]);
   sl->freed[L] = false;
   sl->gen[L]++;
+  sl->of[L] = 0;                                /* not a view (ev_K_SLICE says otherwise) */
 }
 
 Tile *sim_fresh(Sim *s, const Var *v) { return fresh(s, v); }
@@ -614,6 +621,11 @@ static void ev_K_SLICE(Sim *s, const Stmt *st, const Call *c) {
     }
   mask(t);
   commit(s, st->dst, t);
+  Slot *sl = s->slot[st->dst->id];
+  const Slot *ps = s->slot[pv->id];
+  int L = lane_of(s, st->dst), PL = lane_of(s, pv);
+  sl->of[L] = ps->of[PL] ? ps->of[PL] : (uint32_t)pv->id + 1;
+  sl->vgen[L] = ps->of[PL] ? ps->vgen[PL] : ps->gen[PL];
 }
 
 static void ev_K_ASSEMBLE(Sim *s, const Stmt *st, const Call *c) {

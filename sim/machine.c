@@ -17,7 +17,8 @@
  * Produces the GM tensors, or a runtime violation:
  *   R-PIPE-SHAPE  a pop that does not match the push (shape, dtype, code)
  *   R-PIPE-SLOT   an entry larger than the slot, or a pipe never declared
- *   R-PIPE-FREED  (interp.c) a popped value read after its tfree
+ *   R-PIPE-FREED  (interp.c) a popped value read after its tfree; a view
+ *                 of one likewise
  *   R-RACE        a GM element written by one task and written or read by
  *                 another with no transfer or fence between: each task's
  *                 epoch starts at 1 and advances after every push or fence
@@ -32,11 +33,22 @@
  *                 only creates empty tiles, whatever op makes them; its raw
  *                 pops, which keep the slot protocol, are exempt)
  *   R-ALIAS       a tile read finds bytes of its buffer last written by
- *                 another buffer (addressed memory, DESIGN 14.10: only when
- *                 memplan placed the buffers; values stay stored per
- *                 variable, a 32-bit tag per 32-byte granule of each
- *                 task's spaces says which buffer wrote it last); also a
- *                 placed buffer that ends past its space's capacity
+ *                 another buffer, or never written (addressed memory,
+ *                 DESIGN 14.10: only when memplan placed the buffers; values
+ *                 stay stored per variable, a 32-bit tag per 32-byte granule
+ *                 of each task's spaces says which buffer wrote it last; a
+ *                 nonempty value's whole padded buffer is checked, a view's
+ *                 its parent's); a view read after its parent was assigned
+ *                 again in the same bytes
+ *   R-CAPACITY    a placed buffer, or a popped value in its reserve slot,
+ *                 whose bytes end past its space's physical capacity
+ *                 (sim_capacity, the machine's own table of DESIGN 4; a
+ *                 view's bytes are its parent's, checked where it was
+ *                 placed); the tags are sized by the space, not the plan
+ *   R-PIPE-OVER   a push into a slot past those the consumer's reserve as
+ *                 memplan planned it holds (Kernel.reserve / Kernel.entry, at
+ *                 most the slots): so also more entries live in a pipe
+ *                 (pushed, not yet released by tfree) than it holds
  * Tile ops themselves run through interp.c (sim_exec) in the task's context. */
 #include "sim.h"
 
@@ -70,6 +82,8 @@ typedef struct {
   bool declared;
   int slots;
   int64_t bytes;
+  int live, room;                               /* entries pushed and not yet released; how many the planned
+                                                   reserve holds (addressed machine) */
   Ent ent[MAXSLOT];
   Ent *all;                                     /* the plain machine (SimOpts.plain): entry seq at all[seq] */
   int nall;
@@ -105,9 +119,9 @@ struct Machine {
   uint64_t ins, max_ins;
   int32_t *trip[NT];                            /* plain machine: per task, each loop's trips so far, by var id */
   uint32_t *tag[NT][SP_N];                      /* per task and space: the writer (var id + 1) of each 32-byte
-                                                   granule, 0 none; made on the first write */
-  int64_t ngran[SP_N];                          /* granules per space: up to the highest placed end */
-  int64_t cap[SP_N];                            /* each space's bytes on the kernel's target */
+                                                   granule, 0 none; grown as placed ends need, at most to cap */
+  int64_t ntag[NT][SP_N];                       /* ... granules allocated */
+  int64_t cap[SP_N];                            /* each space's physical bytes on the kernel's target */
 };
 
 /* ---- programs --------------------------------------------------------------------- */
@@ -265,6 +279,35 @@ bool sim_in_replay(const Sim *s) {
 
 /* ---- addressed memory ------------------------------------------------------------------ */
 
+/* Each space's bytes per core (DESIGN section 4): vec per AIV lane, the rest on the AIC. */
+static const int32_t phys_cap[2][SP_N] = {
+    [TGT_A2A3] = {[SP_VEC] = 188416, [SP_MAT] = 524288, [SP_ACC] = 131072, [SP_LEFT] = 65536, [SP_RIGHT] = 65536},
+    [TGT_A5] = {[SP_VEC] = 245760, [SP_MAT] = 524288, [SP_ACC] = 262144, [SP_LEFT] = 65536, [SP_RIGHT] = 65536},
+};
+
+int64_t sim_capacity(Target t, Space sp) {
+  return (t == TGT_A2A3 || t == TGT_A5) && sp > SP_NONE && sp < SP_N ? phys_cap[t][sp] : 0;
+}
+
+/* Task T's tags of space sp, grown to hold granule g1 - 1 (g1 <= the capacity's). */
+static uint32_t *tags(Sim *s, int T, Space sp, int64_t g1) {
+  Machine *m = s->m;
+  int64_t n = m->ntag[T][sp];
+  if (g1 <= n) return m->tag[T][sp];
+  int64_t nn = n ? 2 * n : 256, most = m->cap[sp] / GRAN;
+  while (nn < g1) nn *= 2;
+  if (nn > most) nn = most;
+  uint32_t *nv = ir_alloc(s->A, (size_t)nn * sizeof *nv);
+  if (n) memcpy(nv, m->tag[T][sp], (size_t)n * sizeof *nv);
+  m->tag[T][sp] = nv, m->ntag[T][sp] = nn;
+  return nv;
+}
+
+/* The granules [*g0, *g1) that bytes [at, at + n) touch. */
+static void granules(int64_t at, int64_t n, int64_t *g0, int64_t *g1) {
+  *g0 = at / GRAN, *g1 = (at + n + GRAN - 1) / GRAN;
+}
+
 void sim_mem_def(Sim *s, const Stmt *st, int64_t pop_at) {
   const Var *v = st->dst;
   Slot *sl = s->slot[v->id];
@@ -281,60 +324,77 @@ void sim_mem_def(Sim *s, const Stmt *st, int64_t pop_at) {
     return;
   }
   if (!sl->bytes) sl->bytes = (int32_t)ir_tile_bytes(v->sp, v->dt, v->R, v->C);
-  int64_t n = sl->bytes;
-  uint32_t me = (uint32_t)v->id + 1;
+  int64_t n = sl->bytes, g0, g1;
   Machine *m = s->m;
-  int64_t g0 = at / GRAN, g1 = (at + n) / GRAN;
-  if (at + n > m->cap[v->sp])
-    SIM_ERR(s, st->loc, R_ALIAS, "'%s' at %s 0x%05llx-0x%05llx ends past the space's %lld bytes", v->name,
-            ir_space_name(v->sp), (long long)at, (long long)(at + n), (long long)m->cap[v->sp]);
-  if (at % GRAN || n % GRAN || g1 > m->ngran[v->sp]) die("machine: '%s' at %lld + %lld outside the planned %s", v->name,
-                                                        (long long)at, (long long)n, ir_space_name(v->sp));
+  if (at + n > m->cap[v->sp]) {
+    char slot[64] = "";
+    if (pop_at >= 0)
+      snprintf(slot, sizeof slot, " (a %s entry in the reserve's slot %lld)", v->sp == SP_VEC ? "C2V" : "V2C",
+               (long long)(s->k->entry[v->sp != SP_VEC] ? pop_at / s->k->entry[v->sp != SP_VEC] : 0));
+    SIM_ERR(s, st->loc, R_CAPACITY, "'%s'%s at %s 0x%05llx-0x%05llx ends past the %lld bytes %s %s has", v->name,
+            slot, ir_space_name(v->sp), (long long)at, (long long)(at + n), (long long)m->cap[v->sp],
+            v->sp == SP_VEC ? "each AIV lane of" : "the AIC of", ir_target_name(s->k->target));
+  }
+  granules(at, n, &g0, &g1);
+  uint32_t me = (uint32_t)v->id + 1, *tag = tags(s, T, v->sp, g1);
   sl->at[T] = (int32_t)at, sl->len[T] = (int32_t)n, sl->own[T] = me;
   if (c && c->op == OP_alloc_tile && c->nargs == 4) return;   /* declares the buffer: writes nothing */
-  uint32_t **tp = &m->tag[T][v->sp];
-  if (!*tp) *tp = ir_alloc(s->A, (size_t)m->ngran[v->sp] * sizeof **tp);
-  for (int64_t g = g0; g < g1; g++) (*tp)[g] = me;
+  for (int64_t g = g0; g < g1; g++) tag[g] = me;
 }
 
-/* R-ALIAS: v's bytes at granule g were last written by another buffer. */
+/* R-ALIAS: v's bytes at granule g were last written by another buffer (or never). */
 static _Noreturn void alias(Sim *s, const Var *v, const Slot *sl, int64_t g, Loc loc) {
   int T = s->task;
-  const Var *o = s->k->vars[sl->own[T] - 1], *w = s->k->vars[s->m->tag[T][v->sp][g] - 1];
-  const Slot *ws = s->slot[w->id];
-  int64_t wa = ws && ws->len[T] ? ws->at[T] : w->off, wn = ws && ws->len[T] ? ws->len[T] : 0;
-  char rd[120];
+  uint32_t wt = s->m->tag[T][v->sp][g];
+  const Var *o = s->k->vars[sl->own[T] - 1], *w = wt ? s->k->vars[wt - 1] : NULL;
+  char rd[96], wr[100] = "never written";
   if (o != v) snprintf(rd, sizeof rd, "'%s' (a view of '%s')", v->name, o->name);
   else snprintf(rd, sizeof rd, "'%s'", v->name);
-  SIM_ERR(s, loc, R_ALIAS, "%s at %s 0x%05llx-0x%05llx is read, but its bytes at 0x%05llx were last written by '%s' "
-          "at 0x%05llx-0x%05llx: two live buffers overlap", rd, ir_space_name(v->sp), (long long)sl->at[T],
-          (long long)(sl->at[T] + sl->len[T]), (long long)(g * GRAN), w->name, (long long)wa, (long long)(wa + wn));
+  if (w) {
+    const Slot *ws = s->slot[w->id];
+    int64_t wa = ws && ws->len[T] ? ws->at[T] : w->off, wn = ws && ws->len[T] ? ws->len[T] : 0;
+    snprintf(wr, sizeof wr, "last written by '%.60s' at 0x%05llx-0x%05llx", w->name, (long long)wa,
+             (long long)(wa + wn));
+  }
+  SIM_ERR(s, loc, R_ALIAS, "%s at %s 0x%05llx-0x%05llx is read, but its bytes at 0x%05llx were %s: two live "
+          "buffers overlap", rd, ir_space_name(v->sp), (long long)sl->at[T], (long long)(sl->at[T] + sl->len[T]),
+          (long long)(g * GRAN), wr);
 }
 
-/* A view is in its parent's space: v->sp is the owner's. Only the bytes the
- * value's valid region can occupy are read: none when it is empty (an
- * allocated buffer given an empty valid shape, the replay's loads), the first
- * vr rows of a row-major (vec) buffer of its own. */
+/* A view v of value o: o's bytes must still hold the value the view was
+ * taken of. o assigned again since, in the same bytes (a buffer rewritten in
+ * place, a popped value's slot refilled), is R-ALIAS. (Its pipe slot released
+ * is R-PIPE-FREED, interp.c, on any machine.) */
+static void view_read(Sim *s, const Var *v, const Slot *sl, Loc loc) {
+  int T = s->task;
+  const Var *o = s->k->vars[sl->of[T] - 1];
+  const Slot *os = s->slot[o->id];
+  if (os->gen[T] != sl->vgen[T] && os->at[T] == sl->at[T])
+    SIM_ERR(s, loc, R_ALIAS, "'%s' (a view of '%s') at %s 0x%05llx-0x%05llx is read, but '%s' was assigned again "
+            "since the view was taken: its bytes hold the new value", v->name, o->name, ir_space_name(o->sp),
+            (long long)sl->at[T], (long long)(sl->at[T] + sl->len[T]), o->name);
+}
+
+/* Every granule of the value's bytes (the whole padded buffer, or for a view
+ * its parent's) must still carry the tag of the buffer that holds it. An empty
+ * value (an allocated buffer with an empty valid shape, the replay's loads)
+ * reads nothing. */
 void sim_mem_read(Sim *s, const Var *v, const Tile *t, Loc loc) {
   const Slot *sl = s->slot[v->id];
   int T = s->task;
+  if (sl->len[T] <= 0 || !t->vr || !t->vc) return;
+  uint32_t me = sl->own[T];
+  if (sl->of[T]) view_read(s, v, sl, loc);
   const uint32_t *tag = s->m->tag[T][v->sp];
-  if (sl->len[T] <= 0 || !tag || !t->vr || !t->vc) return;
-  uint32_t me = sl->own[T], bad = 0;
-  int64_t n = sl->len[T];
-  if (v->sp == SP_VEC && me == (uint32_t)v->id + 1) n = ((n / t->R) * t->vr + GRAN - 1) / GRAN * GRAN;
-  int64_t g0 = sl->at[T] / GRAN, g1 = ((int64_t)sl->at[T] + n) / GRAN;
-  uint64_t mine = me * 0x0000000100000001ull; /* two tags at a time while both are the reader's */
-  int64_t g = g0;
+  int64_t g, g1;
+  granules(sl->at[T], sl->len[T], &g, &g1);
+  uint64_t mine = me * 0x0000000100000001ull; /* two tags at a time */
   for (uint64_t w; g + 2 <= g1; g += 2) {
     memcpy(&w, &tag[g], sizeof w);
     if (w != mine) break;
   }
-  for (; g < g1; g++) bad |= (uint32_t)(tag[g] != me) & (uint32_t)(tag[g] != 0);
-  if (!bad) return;
-  g = g0;
-  while (tag[g] == me || !tag[g]) g++;
-  alias(s, v, sl, g, loc);
+  for (; g < g1; g++)
+    if (tag[g] != me) alias(s, v, sl, g, loc);
 }
 
 /* ---- pipes -------------------------------------------------------------------------- */
@@ -376,6 +436,24 @@ static Ent *entry(Sim *s, Pipe *p, int seq) {
     p->nall = n;
   }
   return &p->all[seq];
+}
+
+/* Entry seq of pipe p (direction dir) becomes live: pushed into slot seq mod
+ * slots, held until its tfree. On an addressed machine a slot past those the
+ * consumer's planned reserve holds is R-PIPE-OVER: the entry lies outside the
+ * reserve. Whenever more entries are live than the reserve holds, one of
+ * them went to such a slot; the slot, unlike the count, does not depend on
+ * the schedule. (A pipe depth counted too small by expand_mixed declares too
+ * few slots and memplan plans the reserve for them: the producer blocks on a
+ * full pipe while the consumer waits for the entry behind it, R-DEADLOCK.) */
+static void enter(Sim *s, Pipe *p, int dir, int seq, Loc loc) {
+  p->live++;
+  if (!s->addressed || seq % p->slots < p->room) return;
+  const Kernel *k = s->k;
+  SIM_ERR(s, loc, R_PIPE_OVER, "%s push #%d goes to slot %d (%d %s live, pushed and not yet freed), but the reserve "
+          "memplan planned holds %d: %d bytes, %d per entry, of %d slots declared", dir == PIPE_C2V ? "C2V" : "V2C",
+          seq, seq % p->slots, p->live, p->live == 1 ? "entry" : "entries", p->room, k->reserve[dir], k->entry[dir],
+          p->slots);
 }
 
 static bool blockf(Task *t, const char *fmt, const char *what, int seq) {
@@ -508,6 +586,7 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
       Ent *e = entry(s, p, seq);
       if (e->used) return blockf(t, "C2V push #%.0s%d: all slots taken", "", seq);
       e->used = true, e->seq = seq, e->code = code, e->freed = 0;
+      enter(s, p, dir, seq, c->loc);
       copy_tile(s, &e->t[0], x);
       memcpy(e->vc, t->vc, sizeof e->vc);         /* publish this epoch, then start the next */
       t->vc[T]++;
@@ -523,7 +602,10 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     int seq = p->wseq[L];
     Ent *e = entry(s, p, seq);
     if (e->used && e->seq != seq) return blockf(t, "V2C push #%.0s%d: slot still held", "", seq);
-    if (!e->used) e->used = true, e->seq = seq, e->have = 0, memset(e->vc, 0, sizeof e->vc), e->code = code;
+    if (!e->used) {
+      e->used = true, e->seq = seq, e->have = 0, memset(e->vc, 0, sizeof e->vc), e->code = code;
+      enter(s, p, dir, seq, c->loc);
+    }
     if (e->code != code)
       SIM_ERR(s, c->loc, R_PIPE_SHAPE, "V2C lanes push with split codes %d and %d", e->code, code);
     copy_tile(s, &e->t[L], x);
@@ -629,12 +711,8 @@ static bool pipe_op(Sim *s, Task *t, const Stmt *st) {
     if (sl->gen[T] == p->fq[who][0].gen) sl->freed[T] = true;
     memmove(&p->fq[who][0], &p->fq[who][1], (size_t)(--p->nf[who]) * sizeof p->fq[who][0]);
     Ent *e = entry(s, p, seq);
-    if (dir == PIPE_V2C) {
-      e->used = false;
-    } else {
-      e->freed |= (uint8_t)(1 << L);
-      if (e->freed == all) e->used = false;
-    }
+    if (dir == PIPE_C2V) e->freed |= (uint8_t)(1 << L);
+    if (dir == PIPE_V2C || e->freed == all) e->used = false, p->live--;
     return true;
   }
   case K_SYNC: {
@@ -796,8 +874,12 @@ bool sim_run_machine(Sim *s, uint64_t sched) {
     if (p->slots < 1 || p->slots > MAXSLOT) die("machine: pipe with %d slots", p->slots);
   }
   s->addressed = k->planned && !s->plain;       /* plain pipes have no slots to place pops at */
-  for (int sp = 0; sp < SP_N && k->planned; sp++)
-    m->ngran[sp] = (k->top[sp] + GRAN - 1) / GRAN, m->cap[sp] = ir_capacity(k->target, (Space)sp);
+  for (int sp = 0; sp < SP_N; sp++) m->cap[sp] = sim_capacity(k->target, (Space)sp);
+  for (int d = 0; d < 2; d++) {                 /* the entries memplan's reserve holds, at most the slots */
+    Pipe *p = &m->pipe[d];
+    p->room = k->entry[d] > 0 ? k->reserve[d] / k->entry[d] : 0;
+    if (p->room > p->slots) p->room = p->slots;
+  }
   if (setjmp(s->jb)) {
     s->mc = s->addressed = false;
     return false;

@@ -110,6 +110,9 @@ typedef struct {
   int cur[SIM_CTX];                             /* which buffer holds the value, -1: none */
   bool freed[SIM_CTX];                          /* a popped value whose slot was released */
   uint32_t gen[SIM_CTX];                        /* assignments so far */
+  /* A view (slice, subview): the value it is a window of (var id + 1 of the
+   * first non-view parent; 0: not a view) and that value's gen then. */
+  uint32_t of[SIM_CTX], vgen[SIM_CTX];
   /* On an addressed machine (Kernel.planned): where the value's bytes are in
    * its core's space and the buffer (var id + 1) that must have written them
    * last; a view names its parent's bytes. len 0: not placed, not checked. */
@@ -179,9 +182,13 @@ void sim_gm_access_row(Sim *s, const Gm *g, int r, int c, int n, bool write, con
 bool sim_in_replay(const Sim *s);
 /* Addressed memory (DESIGN 14.10): st defined its tile destination (pop_at:
  * the reserve byte a tpop filled, else -1): record where its bytes are and tag
- * them as written by it; a read of v finds them still tagged so, else R-ALIAS. */
+ * them as written by it (R-CAPACITY when they end past the space); a read of
+ * v finds them still tagged so, else R-ALIAS. */
 void sim_mem_def(Sim *s, const Stmt *st, int64_t pop_at);
 void sim_mem_read(Sim *s, const Var *v, const Tile *t, Loc loc);
+/* The bytes of space sp per core on target t as the hardware has them (DESIGN
+ * section 4; vec per AIV lane): the machine's own table, not the compiler's. */
+int64_t sim_capacity(Target t, Space sp);
 
 Sim *sim_new(const Kernel *k, const SimOpts *o);
 void sim_free(Sim *s);
