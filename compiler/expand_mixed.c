@@ -7,8 +7,8 @@
  * side at the same program point: C2V `move(t, vec)` / `aiv_shard(t, m)` ->
  * `tpush(c2v, t, code)` + `x = tpop(c2v, dt, [R,C], code)`; V2C `move(h, mat)`
  * / `aic_gather(h, m)` -> `tpush(v2c, h, code)` + `y = tpop(v2c, ...)`. A popped
- * value lives in its slot until `tfree(dir)`, placed after its last use (frees
- * keep pop order). The pipe depth is the most entries live at once in program
+ * value lives in its slot until `tfree(dir)`, placed after its last use or
+ * its views' (frees keep pop order). The pipe depth is the most entries live at once in program
  * order; with that many slots neither side can block the other for good (the
  * earliest pending event in program order can always proceed), so `slots` is
  * raised to it (at most 8, else unsupported). Slot size is the largest full
