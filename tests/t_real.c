@@ -534,7 +534,7 @@ int main(void) {
   for (int i = 0; i < 2; i++) free_outs(&oj[i]);
 
   /* ---- 9: ptoas run once for a group of jobs: each job's C++ is its own run's ---- */
-  enum { NGEN = 16, MAXJ = 4 * NGEN + 8 };
+  enum { NGEN = 20, MAXJ = 4 * NGEN + 8 };
   static RealJob aj[MAXJ], gj[MAXJ];
   int na = 0;
   FzPolicy pol;
