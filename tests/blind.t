@@ -1,5 +1,5 @@
 #!/bin/sh
-# blind.t — full-mantissa inputs end to end (issue 12): a campaign records the
+# blind.t — full-mantissa inputs end to end: a campaign records the
 # input mode of each test case in its flags (`--inputs=full`), as many test
 # cases as its policy share says, and `ptofuzz diff --inputs=full|k16`
 # replays one, as does `ptofuzz reduce --finding`; an unknown mode is a usage error.

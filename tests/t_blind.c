@@ -1,4 +1,4 @@
-/* t_blind.c — the generator's blind-spot kernels (issue 12, DESIGN 10): GM
+/* t_blind.c — the generator's blind-spot kernels (DESIGN 10): GM
  * round trips between the cores (they need expand_mixed's GM fences) and
  * kernels near a space's capacity. Each is generated with its policy share at
  * 1, must be valid, compile on the unsplit variants, give no finding on the

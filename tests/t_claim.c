@@ -1,4 +1,4 @@
-/* t_claim.c — the generator's compile claims (issue 12, blind spot 5;
+/* t_claim.c — the generator's compile claims (a blind spot of the generator;
  * docs/fuzzing.md "Unsupported claims"): the `# expect-compile:` header is
  * parsed from the leading comment lines only (orc_claim); a generated
  * kernel's header matches FzKernel.refuse and partitions the four variants;

@@ -667,7 +667,7 @@ static const Case cases[] = {
        a = load(A, [0, 0], [2, 1], space=mat);
        for l in split_aiv(2) { x = subblock_idx(); y = x; store(O, [y, 0], aiv_shard(a, up_down)); } }),
    "O", "E-INDEX"},
-  {"sem-9.13", "both lanes storing their differing halves to one window race: E-SPLIT-STORE (issue 12e)",
+  {"sem-9.13", "both lanes storing their differing halves to one window race: E-SPLIT-STORE",
    K(kernel k(A: f32[2,1] in = [1, 2], O: f32[1,1] out) {
        a = load(A, [0, 0], [2, 1], space=mat);
        for l in split_aiv(2) { h = aiv_shard(a, up_down); store(O, [0, 0], h); } }),
