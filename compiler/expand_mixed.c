@@ -30,6 +30,7 @@ typedef struct {
   bool any[2];
   bool sized[2];                                /* a transfer has set the slot size */
   int *mark, markcap;                           /* place_frees' scratch by var id, -1 between calls */
+  Var **def;                                    /* by var id: the parent a view is taken of, or NULL */
 } EM;
 
 static int side_of_call(const Call *c) {
@@ -267,6 +268,108 @@ static void place_frees(EM *e, Body *b) {
   *b = out;
 }
 
+/* Does s read v (anywhere inside it)? */
+static bool reads(const Stmt *s, const Var *v) {
+  if (s->k != S_OP) {
+    for (int i = 0; i < s->body.n; i++)
+      if (reads(s->body.v[i], v)) return true;
+    for (int i = 0; i < s->other.n; i++)
+      if (reads(s->other.v[i], v)) return true;
+    return false;
+  }
+  if (s->rhs.k == A_VAR) return s->rhs.var == v;
+  for (int i = 0; i < s->rhs.call->nargs; i++)
+    if (s->rhs.call->args[i].k == A_VAR && s->rhs.call->args[i].var == v) return true;
+  return false;
+}
+
+static int defs_of(const Body *b, const Var *v) {
+  int n = 0;
+  for (int i = 0; i < b->n; i++)
+    n += b->v[i]->k == S_OP ? b->v[i]->dst == v : defs_of(&b->v[i]->body, v) + defs_of(&b->v[i]->other, v);
+  return n;
+}
+
+/* Is a compound statement one that transfers V2C inside? */
+static bool v2c_inside(const Stmt *s) {
+  if (s->k == S_OP) return xfer(s) == PIPE_V2C;
+  for (int i = 0; i < s->body.n; i++)
+    if (v2c_inside(s->body.v[i])) return true;
+  return false;
+}
+
+static void body_insert(Comp *c, Body *b, int at, Stmt *s) {
+  ir_body_push(c, b, s);
+  memmove(&b->v[at + 1], &b->v[at], (size_t)(b->n - 1 - at) * sizeof *b->v);
+  b->v[at] = s;
+}
+
+/* A V2C entry read after a loop or region that transfers V2C inside cannot
+ * keep its slot (frees release the oldest entry), and the cube has no
+ * mat-to-mat copy, so the transfer is made again from the same vector value
+ * where it is read: before the first such read at this level, or, in a loop,
+ * before the first read in its body. b->v[i] is the transfer; one no longer
+ * read is dropped, and the result is whether it was. */
+static bool remat(EM *e, const Body *top, Body *b, int i) {
+  Stmt *t = b->v[i];
+  Var *d = t->dst, *h = t->rhs.call->args[0].var;
+  int j = i + 1;
+  bool moved = false;
+  while (j < b->n && !(b->v[j]->k != S_OP && v2c_inside(b->v[j]))) j++;
+  for (; j < b->n; j++) {
+    Stmt *s = b->v[j];
+    if (!reads(s, d)) continue;
+    for (const Var *p = h; ; p = e->def[p->id]) {  /* the value pushed again must be the one pushed */
+      if (defs_of(top, p) != 1)
+        ir_error(e->c, s->loc, E_PIPE_ORDER, "'%s' is read after a statement that moves to the cube, "
+                 "and '%s' it was moved from is assigned more than once", d->name, p->name);
+      if (!e->def[p->id]) break;
+    }
+    Var *c = ir_temp(e->c, e->k, "re", VK_TILE, t->loc);
+    int id = c->id;
+    const char *name = c->name;
+    *c = *d, c->id = id, c->name = name;
+    Stmt *cs = op_stmt(e, t->loc, c, t->rhs.call->op, t->rhs.call->nargs);
+    memcpy(cs->rhs.call->args, t->rhs.call->args, (size_t)t->rhs.call->nargs * sizeof *cs->rhs.call->args);
+    moved = true;
+    if (s->k == S_FOR) {
+      for (int k = 0; k < s->body.n; k++) rename_uses(s->body.v[k], d, c);
+      int k = 0;
+      while (!reads(s->body.v[k], c)) k++;
+      body_insert(e->c, &s->body, k, cs);
+      remat(e, top, &s->body, k);
+      continue;
+    }
+    for (int k = j; k < b->n; k++) rename_uses(b->v[k], d, c);
+    body_insert(e->c, b, j, cs);
+    remat(e, top, b, j);
+    break;
+  }
+  if (!moved) return false;
+  for (j = i + 1; j < b->n; j++)
+    if (reads(b->v[j], d)) return false;
+  memmove(&b->v[i], &b->v[i + 1], (size_t)(b->n - 1 - i) * sizeof *b->v);
+  b->n--;
+  return true;
+}
+
+static void note_views(EM *e, const Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    const Stmt *s = b->v[i];
+    if (s->k != S_OP) note_views(e, &s->body), note_views(e, &s->other);
+    else if (s->dst && s->rhs.k == A_CALL && ir_ops[s->rhs.call->op].kind == K_SLICE)
+      e->def[s->dst->id] = s->rhs.call->args[0].var;
+  }
+}
+
+/* Every V2C transfer of the body and the bodies inside, rematerialised. */
+static void remat_all(EM *e, const Body *top, Body *b) {
+  for (int i = 0; i < b->n; i++) {
+    if (b->v[i]->k != S_OP) remat_all(e, top, &b->v[i]->body);
+    else if (xfer(b->v[i]) == PIPE_V2C && remat(e, top, b, i)) i--;
+  }
+}
+
 /* GM fence: side `side` touches tensor t (write or not). */
 static void fence(EM *e, Body *cb, Body *vb, const Var *t, int side, bool write, Loc l) {
   int other = side == SIDE_C ? SIDE_V : SIDE_C;
@@ -461,6 +564,9 @@ void pass_expand_mixed(Comp *c, Kernel *k) {
   e.uses = ir_alloc(c->A, (size_t)k->nvars);
   e.gw = ir_alloc(c->A, (size_t)k->nvars);
   e.gr = ir_alloc(c->A, (size_t)k->nvars);
+  e.def = ir_alloc(c->A, (size_t)k->nvars * sizeof *e.def);
+  note_views(&e, &k->body);
+  remat_all(&e, &k->body, &k->body);
   while (scan(&e, &k->body)) {
   }
   Body cb = {0}, vb = {0};
