@@ -18,7 +18,7 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 test: build
-	@PTO_BUILD=$(BUILD) prove -f --exec '' tests/*.t $(BUILD)/tests/t_*
+	@PTO_BUILD=$(BUILD) prove -j$(JOBS) -f --exec '' tests/*.t $(BUILD)/tests/t_*
 
 # Every reproducer clean under the clean compiler, then each with its own defect on.
 regress: build
