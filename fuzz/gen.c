@@ -2175,7 +2175,9 @@ static void gen_explicit(Gen *g) {
       for (int l = 0; l < 2; l++) wv.vr[l] = s.vr[0], wv.vc[l] = s.vc[0];
     }
     wv.lane = true;
+    FzBody *lo = ch(g, 0.5) ? open_loop(g, false, 0, 1 + below(g, 2), 1) : NULL;   /* read under a loop of the region */
     store(g, v_un(g, FZ_OP_relu, wv));
+    if (lo) close_loop(g, lo);
     refuse(g, FZ_V_A2A3 | FZ_V_A5, "shard-whole");
     feat(g, FZ_FEAT_explicit_whole);
   }
