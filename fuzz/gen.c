@@ -2328,10 +2328,16 @@ static void blk_pressure(Gen *g) {
   for (int i = 0; i < 3; i++) g->cap[i] = imax64(g->cap[i], g->cb[i]);   /* nothing before is live in this last block */
   memset(g->cb, 0, sizeof g->cb);
   Val x[5];
+  /* a tile made first and dead after the first value: first-fit in program
+   * order leaves its hole below the others, so a plan near capacity may end
+   * past it and be placed again largest first, out of program order */
+  Val f = {0};
+  if (ch(g, 0.5)) f = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, -1, -1, 0), "f");
   for (int i = 0; i < n; i++) {
     Val a = v_load(g, FZ_F32, R, 16, FZ_MAT, -1, -1, 0), b = v_load(g, FZ_F32, 16, 64, FZ_MAT, -1, -1, 0);
     Val c = v_mm(g, NULL, a, b, false);
     x[i] = bind(g, ch(g, 0.5) ? v_move(g, c, FZ_VEC) : v_un(g, un_op(g, FZ_F32), c), "x");
+    if (f.e && !i) store(g, v_bin(g, FZ_OP_add, f, x[0]));
   }
   Val l = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, -1, -1, 0), "l");
   FzBody *outer = open_loop(g, true, 0, trips, 1);
