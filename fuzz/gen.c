@@ -2320,7 +2320,8 @@ static void blk_capacity(Gen *g) {
  * the loop (a pipe live across the loop's end); the tiles sized so the
  * vector side holds about half to nearly all of a2a3's 192 KB. */
 static void blk_pressure(Gen *g) {
-  int n = rng(g, 2, 5), fill = rng(g, 50, 97), trips = rng(g, 2, 3);
+  bool hole = ch(g, 0.5);
+  int n = rng(g, 2, 5), fill = hole ? rng(g, 85, 97) : rng(g, 50, 97), trips = rng(g, 2, 3);
   int slots = imax(g->slots ? g->slots : 2, n);
   int R = (int)((int64_t)188416 * fill / 100 / (slots + 3) / 256);
   R = clampi(R, 2, 128);
@@ -2332,12 +2333,12 @@ static void blk_pressure(Gen *g) {
    * order leaves its hole below the others, so a plan near capacity may end
    * past it and be placed again largest first, out of program order */
   Val f = {0};
-  if (ch(g, 0.5)) f = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, -1, -1, 0), "f");
+  if (hole) f = bind(g, v_load(g, FZ_F32, (R + 1) / 2, 64, FZ_VEC, -1, -1, 0), "f");
   for (int i = 0; i < n; i++) {
     Val a = v_load(g, FZ_F32, R, 16, FZ_MAT, -1, -1, 0), b = v_load(g, FZ_F32, 16, 64, FZ_MAT, -1, -1, 0);
     Val c = v_mm(g, NULL, a, b, false);
     x[i] = bind(g, ch(g, 0.5) ? v_move(g, c, FZ_VEC) : v_un(g, un_op(g, FZ_F32), c), "x");
-    if (f.e && !i) store(g, v_bin(g, FZ_OP_add, f, x[0]));
+    if (f.e && !i) store(g, v_un(g, un_op(g, FZ_F32), f));
   }
   Val l = bind(g, v_load(g, FZ_F32, R, 64, FZ_VEC, -1, -1, 0), "l");
   FzBody *outer = open_loop(g, true, 0, trips, 1);
