@@ -788,17 +788,19 @@ static void ev_K_CAST(Sim *s, const Stmt *st, const Call *c) {
   commit(s, st->dst, t);
 }
 
-/* Fold n elements (stride apart) in order, as pto-isa's CPU reductions (G-6): a sum
- * starts from +0 (`sum = 0`, so a column of -0 sums to +0); a row sum accumulates in
- * f32 (`TypeSum`, pto/cpu/tile_offsets.hpp), a column sum in the element type
- * (`TileDst::DType sum`, pto/cpu/TColSum.hpp), so an f16/bf16 column sum is rounded
- * at every step; integers wrap. */
+/* Fold n elements (stride apart) in order (language.md 9.5, decisions.md "Reductions").
+ * A row sum starts from +0, as pto-isa's TRowSum on the CPU (`sum = 0`) and on a5
+ * (an accumulator set to zero before the first vcadd), so a row of -0 sums to +0; it
+ * accumulates in f32 and rounds once. A column sum starts from its first element, as
+ * the hardware's TColSum copies the first row into the destination and adds the
+ * others to it (a column of -0 sums to -0), and rounds to the element type at every
+ * step (f16/bf16). Max and min start from the first element; integers wrap. */
 static Elem fold(Op op, Dtype dt, const Elem *x, const uint8_t *def, int n, int stride, uint8_t *d) {
   Elem acc = x[0];
   *d = def[0];
   bool sum = op == OP_row_sum || op == OP_col_sum, mx = op == OP_row_max || op == OP_col_max, in = ir_dtype_int(dt);
   bool step = op == OP_col_sum;                 /* round the running sum to dt at each step */
-  if (sum && !in) acc.f = 0.0f + acc.f;
+  if (op == OP_row_sum && !in) acc.f = 0.0f + acc.f;
   for (int k = 1; k < n; k++) {
     Elem e = x[k * stride];
     *d &= def[k * stride];

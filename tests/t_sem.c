@@ -317,11 +317,11 @@ static const Case cases[] = {
        a = load(A, [0, 0], [2, 2], valid=[0, 2]);
        store(O, [0, 0], col_sum(a)); store(O, [0, 0], col_max(a)); }),
    "O", "c c"},
-  {"sem-4.8", "sums start from +0 as pto-isa (sum = 0): a sum of -0 values is +0, a max of them -0",
+  {"sem-4.8", "a column sum starts from its first element, a row sum from +0: -0s sum to -0 down a column, +0 along a row",
    K(kernel k(A: f32[2,2] in = [-0, -0, -0, -0], O: f32[3,2] out) {
        a = load(A, [0, 0], [2, 2]);
        store(O, [0, 0], col_sum(a)); store(O, [1, 0], row_sum(a)); store(O, [2, 0], col_max(a)); }),
-   "O", "0x00000000 0x00000000 0x00000000 c 0x80000000 0x80000000"},
+   "O", "0x80000000 0x80000000 0x00000000 c 0x80000000 0x80000000"},
   {"sem-4.9", "i32 reductions: sums wrap; col_max col_min",
    K(kernel k(A: i32[2,3] in = [2147483647, 1, 5, -4, 8, -2147483648], O: i32[4,3] out) {
        a = load(A, [0, 0], [2, 3]);
@@ -341,6 +341,37 @@ static const Case cases[] = {
    K(kernel k(A: f16[3,1] in = [1024, 0.5, 0.5], O: f16[1,1] out) {
        store(O, [0, 0], col_sum(load(A, [0, 0], [3, 1]))); }),
    "O", "0x6400"},
+  {"sem-4.16", "f16 col_sum of the column 2048, 1, 1 is 2048: each 1 is rounded away in f16",
+   K(kernel k(A: f16[3,1] in = [2048, 1, 1], O: f16[1,1] out) {
+       store(O, [0, 0], col_sum(load(A, [0, 0], [3, 1]))); }),
+   "O", "0x6800"},
+  {"sem-4.17", "f16 row_sum of the row 2048, 1, 1 is 2050: f32 accumulation, one rounding",
+   K(kernel k(A: f16[1,3] in = [2048, 1, 1], O: f16[1,1] out) {
+       store(O, [0, 0], row_sum(load(A, [0, 0], [1, 3]))); }),
+   "O", "0x6801"},
+  {"sem-4.18", "a one-row column sum is its row (-0 stays -0); a one-column row sum of -0 is +0",
+   K(kernel k(A: f32[1,2] in = [-0, 3], O: f32[2,2] out) {
+       a = load(A, [0, 0], [1, 2]);
+       store(O, [0, 0], col_sum(a)); store(O, [1, 0], row_sum(slice(a, [0, 0], [1, 1]))); }),
+   "O", "0x80000000 3 0x00000000 c"},
+  {"sem-4.19", "an f16 column of -0 sums to -0, the same values as a row to +0",
+   K(kernel k(A: f16[2,1] in = [-0, -0], O: f16[1,2] out) {
+       a = load(A, [0, 0], [2, 1]);
+       store(O, [0, 0], col_sum(a)); store(O, [0, 1], row_sum(transpose(a))); }),
+   "O", "0x8000 0x0000"},
+  {"sem-4.22", "a bf16 column of -0 sums to -0, the same values as a row to +0",
+   K(kernel k(B: bf16[2,1] in = [-0, -0], P: bf16[1,2] out) {
+       b = load(B, [0, 0], [2, 1]);
+       store(P, [0, 0], col_sum(b)); store(P, [0, 1], row_sum(transpose(b))); }),
+   "P", "0x8000 0x0000"},
+  {"sem-4.20", "a column of -0 then +0 sums to +0 (-0 + +0 = +0)",
+   K(kernel k(A: f32[3,1] in = [-0, -0, 0], O: f32[1,1] out) {
+       store(O, [0, 0], col_sum(load(A, [0, 0], [3, 1]))); }),
+   "O", "0x00000000"},
+  {"sem-4.21", "bf16 col_sum rounds to bf16 at every step (256 + 1 + 1 = 256), row_sum once (258)",
+   K(kernel k(A: bf16[3,1] in = [256, 1, 1], B: bf16[1,3] in = [256, 1, 1], O: bf16[1,2] out) {
+       store(O, [0, 0], col_sum(load(A, [0, 0], [3, 1]))); store(O, [0, 1], row_sum(load(B, [0, 0], [1, 3]))); }),
+   "O", "0x4380 0x4381"},
   {"sem-4.12", "row_sum over partial valid rows",
    K(kernel k(A: f32[3,2] in = [1, 2, 3, 4, 5, 6], O: f32[3,1] out) {
        store(O, [0, 0], row_sum(load(A, [0, 0], [3, 2], valid=[2, 2]))); }),
@@ -793,6 +824,21 @@ static const Case cases[] = {
        a = load(A, [0, 0], [2, 2]); v = load(V, [0, 0], [2, 1], valid=[1, 1]);
        store(O, [0, 0], row_expand_add(a, v)); }),
    "O", "E-VALID"},
+  {"sem-11.13", "row_expand with a vector of more valid rows than a's is E-VALID (pto-isa asserts equal valid rows)",
+   K(kernel k(A: f32[2,2] in = [1, 2, 3, 4], V: f32[2,1] in = [1, 1], O: f32[2,2] out) {
+       a = load(A, [0, 0], [2, 2], valid=[1, 2]); v = load(V, [0, 0], [2, 1]);
+       store(O, [0, 0], row_expand_add(a, v)); }),
+   "O", "E-VALID"},
+  {"sem-11.14", "col_expand with a vector of more valid columns than a's is E-VALID",
+   K(kernel k(A: f32[2,2] in = [1, 2, 3, 4], V: f32[1,2] in = [1, 1], O: f32[2,2] out) {
+       a = load(A, [0, 0], [2, 2], valid=[2, 1]); v = load(V, [0, 0], [1, 2]);
+       store(O, [0, 0], col_expand_mul(a, v)); }),
+   "O", "E-VALID"},
+  {"sem-11.15", "row_expand with equal valid rows, fewer than the physical ones",
+   K(kernel k(A: f32[2,2] in = [1, 2, 3, 4], V: f32[2,1] in = [10, 20], O: f32[2,2] out) {
+       a = load(A, [0, 0], [2, 2], valid=[1, 2]); v = load(V, [0, 0], [2, 1], valid=[1, 1]);
+       store(O, [0, 0], row_expand_add(a, v)); }),
+   "O", "11 12 c c"},
   {"sem-11.2", "a statically mismatched expansion is E-VALID even if only defined rows are stored",
    K(kernel k(A: f32[2,2] in = [1, 2, 3, 4], V: f32[2,1] in = [1, 1], O: f32[2,2] out) {
        a = load(A, [0, 0], [2, 2]); v = load(V, [0, 0], [2, 1], valid=[1, 1]);
