@@ -6,7 +6,7 @@
 # under it): one line per defect in defects.def order, the stand-in's crash
 # file signed as `ptofuzz import` signs it; a binary that is not built is a
 # message and exit 0; a bad engine name exits 1. Real engine runs are not
-# part of the suite (docs/fuzzing.md has measured ones).
+# part of the suite (docs/fuzzing.md, "Time to first finding through the engines").
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 sed -n 's/^BUG([^,]*, *"\([^"]*\)".*/\1/p' compiler/defects.def > "$T/names"

@@ -3,10 +3,11 @@
 # one line per op, keyword, attribute value and construct of docs/language.md,
 # `construct=NAME share=F`. The op lines are derived from compiler/ops.def (the
 # source ops: every row before the per-core `pipe`). Over 3000 kernels no
-# share may be below 0.5%: the lowest measured share is about 1.3% (20000
-# kernels, docs/fuzzing.md); with 3000 kernels its sampling deviation is
-# about 0.2 points, so the floor fails only when a construct loses more than
-# half of its share, i.e. when a generator change really drops it. Ids:
+# share may be below 0.5%: the lowest construct share is about 1%, the lowest
+# combination 0.7% (docs/figures.md, "Generator"); with 3000 kernels the
+# sampling deviation is about 0.2 points, so the floor fails only when a
+# construct loses a large part of its share, i.e. when a generator change
+# really drops it. Ids:
 # coverage-N. The report ends with the share of kernels ptoc --emit=pypto
 # translates per variant (pypto= lines, no floor).
 . "$(dirname "$0")/lib.sh"

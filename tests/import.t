@@ -65,7 +65,7 @@ for f in "$T"/crashes/id:*; do
   k=$((k + 1))
   "$F" import "$f" --bugs=$BUGS --db="$T/one$k.db" > /dev/null 2>&1 || continue
   "$F" db export 1 --db="$T/one$k.db" > "$T/k$k.ptk" 2>/dev/null || continue
-  "$F" diff "$T/k$k.ptk" --bugs=$BUGS | sed -n 's/.* sig=\([^ ]*\).*/\1/p' | sort -u > "$T/d$k"
+  "$F" diff "$T/k$k.ptk" --bugs=$BUGS 2>/dev/null | sed -n 's/.* sig=\([^ ]*\).*/\1/p' | sort -u > "$T/d$k"
   sqlite3 "$T/one$k.db" 'select signature from finding;' | sort > "$T/f$k"
   [ -s "$T/d$k" ] && cmp -s "$T/d$k" "$T/f$k" && agree=$((agree + 1))
 done
