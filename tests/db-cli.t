@@ -123,8 +123,20 @@ ok $? "dbcli-5.4 pto-check takes the export: clean without the defect"
 ok $? "dbcli-5.5 pto-check --bugs=all: the export reproduces its defect"
 sed 's/^# flags: .*/# flags: --bugs=no-such-defect/' "$T/r.ptk" > "$T/bad.ptk"
 "$F" diff "$T/bad.ptk" > /dev/null 2> "$T/err"
-[ $? = 1 ] && grep -q 'bad.ptk:[0-9]*: error: # flags: unknown defect' "$T/err"
-ok $? "dbcli-5.6 a bad # flags line is an input error naming file and line"
+[ $? = 1 ] && grep -q 'bad.ptk:[0-9]*:[0-9]*: error\[E-FLAGS\]: # flags: unknown defect.* \[user\]$' "$T/err"
+ok $? "dbcli-5.6 a bad # flags line is an input error with code E-FLAGS, file, line and column"
+sed 's/^# seed: .*/# seed: 12x/' "$T/r.ptk" > "$T/bad2.ptk"
+"$F" diff "$T/bad2.ptk" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q 'bad2.ptk:[0-9]*:[0-9]*: error\[E-FLAGS\]: # seed: .12x. is not a decimal seed \[user\]$' "$T/err"
+ok $? "dbcli-5.7 a bad # seed line is E-FLAGS too"
+# reduce reads the same header: the export reduces without repeating its defects and seed
+"$F" reduce "$T/r.ptk" --max-calls=40 -o "$T/red.ptk" > /dev/null 2> "$T/err"
+[ $? = 0 ] && grep -q 'header: --bugs=odd-floor-half --seed=' "$T/err" &&
+  grep -q "signature $(q "$T/m.db" "select signature from finding where id = $id")" "$T/err"
+ok $? "dbcli-5.8 reduce FILE honours the export's # flags and # seed: the finding's signature, kept"
+"$F" reduce "$T/bad.ptk" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q 'error\[E-FLAGS\]' "$T/err"
+ok $? "dbcli-5.9 reduce refuses a bad # flags line as diff does (E-FLAGS)"
 
 # a version 1 file is upgraded on open and then merges
 q "$T/v1.db" "
