@@ -487,9 +487,10 @@ static int dbcmd(int argc, char **argv) {
   int64_t id = 0;
   if (subs[k].min && strcmp(sub, "merge") && !finding_id(sub, args[1], &id)) return 1;
   char err[512];
-  /* init and merge write (and may create) the database; the others need it to exist */
-  bool create = !strcmp(sub, "merge") || !strcmp(sub, "init");
-  Db *d = create ? db_open(path, err, sizeof err) : db_open_existing(path, err, sizeof err);
+  /* init and merge write (and may create) the database, status writes it; the others only read */
+  bool create = !strcmp(sub, "merge") || !strcmp(sub, "init"), writes = create || !strcmp(sub, "status");
+  Db *d = create ? db_open(path, err, sizeof err)
+          : writes ? db_open_existing(path, err, sizeof err) : db_open_read(path, err, sizeof err);
   if (!d) {
     fprintf(stderr, "ptofuzz: db %s: cannot open %s\n", sub, err);
     return 1;
@@ -1075,14 +1076,16 @@ static int triage(bool dash, int argc, char **argv) {
   if (bundle && !*bundle) return bad_arg(cmd, "--bundle=", "an empty directory name");
   if (!dash && (!ids || !*ids || *e || id < 1)) return bad_arg(cmd, ids ? ids : "ID", ids ? "not a finding id" : "missing");
   char err[256];
-  Db *d = db_open_existing(path, err, sizeof err);
+  Db *d = db_open_read(path, err, sizeof err);
   if (!d) {
     fprintf(stderr, "ptofuzz: %s: cannot open %s: %s\n", cmd, path, err);
     return 1;
   }
   DbInfo inf;
   if (!dash && rsecs > 0 && db_info(d, id, &inf, err, sizeof err)) {
-    if (inf.has_case && !inf.reduced) {       /* reduced by default: what a person pastes */
+    if (inf.has_case && !inf.reduced && db_readonly(d))   /* nowhere to store a reduction */
+      fprintf(stderr, "report: %s is read-only: the test case is reported as it was found\n", path);
+    else if (inf.has_case && !inf.reduced) {   /* reduced by default: what a person pastes */
       fprintf(stderr, "report: reducing finding %lld's test case first (at most %.0f s; --reduce=0 skips)\n", id,
               rsecs);
       char first[4096];
