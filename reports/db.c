@@ -540,7 +540,15 @@ Db *db_open_read(const char *path, char *err, size_t errn) {
   return NULL;
 }
 
-bool db_readonly(Db *d) { return sqlite3_db_readonly(d->h, "main") == 1; }
+bool db_readonly(Db *d) {
+  const char *f = sqlite3_db_filename(d->h, "main");
+  if (!f || !*f) return false;                  /* in memory */
+  if (access(f, W_OK)) return true;
+  char dir[4096];
+  const char *slash = strrchr(f, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - f) + 1 : 1, slash ? f : ".");
+  return access(dir, W_OK) != 0;                /* a writer makes -wal and -shm beside it */
+}
 
 void db_close(Db *d) {
   if (!d) return;

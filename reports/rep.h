@@ -43,7 +43,7 @@ Db *db_open_existing(const char *path, char *err, size_t errn);
  * older schema version is upgraded first as db_open_existing does, which
  * needs it writable (else an error that says how to upgrade a copy). */
 Db *db_open_read(const char *path, char *err, size_t errn);
-bool db_readonly(Db *d);                        /* d cannot be written */
+bool db_readonly(Db *d);                        /* d's file (or its directory) cannot be written by this process */
 void db_close(Db *d);                           /* NULL is fine */
 const char *db_errmsg(const Db *d);             /* the last error on d, or "" */
 int db_schema_version(Db *d);                   /* PRAGMA user_version, -1 on error */
