@@ -127,7 +127,7 @@ static const char *sig_mode(const char *sig) {
 
 static bool from_db(const char *dbpath, int64_t id, Suspect *g, char *why, size_t n) {
   char err[512];
-  Db *d = db_open_existing(dbpath, err, sizeof err);
+  Db *d = db_open_read(dbpath, err, sizeof err);
   if (!d) return snprintf(why, n, "cannot open %s", err), false;
   DbInfo f;
   bool ok = db_info(d, id, &f, err, sizeof err);

@@ -19,10 +19,10 @@
  * (each test case carries its kernel index i, by which the merge keeps the
  * lowest, as this kernel-order commit does).
  *
- * Stopping. SIGINT and SIGTERM are blocked in the parent for the whole run
+ * Stopping. SIGINT, SIGTERM and SIGHUP are blocked in the parent for the whole run
  * and read from a signalfd that sits in the parent's poll set, so no handler
  * and no global flag exist: the signal lands in the campaign value
- * (Parent.stop_sig). The model's workers ignore both (a terminal's ^C reaches
+ * (Parent.stop_sig). The model's workers ignore them (a terminal's ^C reaches
  * the whole process group, and a worker killed by it must not look like a
  * crash); the parent then kills its workers, keeps the findings of the
  * kernels they finished, ends the campaign row (kernels, seconds, end), prints
@@ -405,7 +405,7 @@ typedef struct {
   char **seen;                                  /* signatures of this campaign */
   int nseen, capseen;
   int64_t committed, crashes;
-  int sigfd;                                    /* SIGINT / SIGTERM, blocked and read here */
+  int sigfd;                                    /* SIGINT / SIGTERM / SIGHUP, blocked and read here */
   sigset_t oldmask;                             /* the mask to restore in workers */
   int stop_sig;                                 /* the signal that stopped the run, 0 none */
   char dberr[320];                              /* the first finding not stored: the reason; "" none */
@@ -578,7 +578,8 @@ static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, const Spec *w, doubl
   if (!pid) {
     close(fds[0]);
     close(p->sigfd);
-    if (w->kind == W_MODEL) signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN);   /* the parent stops the model's workers */
+    if (w->kind == W_MODEL)                     /* the parent stops the model's workers */
+      signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN), signal(SIGHUP, SIG_IGN);
     sigprocmask(SIG_SETMASK, &p->oldmask, NULL);
     if (w->kind == W_REAL) real_worker(p->o, p->pol, w->rt, jobs, deadline, sh, fds[1], parent);
     if (w->kind == W_PYPTO) pypto_worker(p->o, p->pol, w->pb, w->rt, w->start, w->step, deadline, sh, fds[1], parent);
@@ -744,11 +745,12 @@ int fz_run(const FzRunOpts *o) {
     db_close(db);
     return 2;
   }
-  /* SIGINT and SIGTERM: blocked, and read from a descriptor in the poll set */
+  /* SIGINT, SIGTERM and SIGHUP: blocked, and read from a descriptor in the poll set */
   sigset_t stopset;
   sigemptyset(&stopset);
   sigaddset(&stopset, SIGINT);
   sigaddset(&stopset, SIGTERM);
+  sigaddset(&stopset, SIGHUP);                  /* a closed terminal or ssh session */
   sigprocmask(SIG_BLOCK, &stopset, &p.oldmask);
   p.sigfd = signalfd(-1, &stopset, SFD_NONBLOCK | SFD_CLOEXEC);
   if (p.sigfd < 0) die("signalfd: %s", strerror(errno));
@@ -898,7 +900,9 @@ int fz_run(const FzRunOpts *o) {
   }
   char stopped[64] = "";
   if (p.dberr[0]) snprintf(stopped, sizeof stopped, " stopped=db-error");
-  else if (p.stop_sig) snprintf(stopped, sizeof stopped, " stopped=%s", p.stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+  else if (p.stop_sig)
+    snprintf(stopped, sizeof stopped, " stopped=%s",
+             p.stop_sig == SIGINT ? "SIGINT" : p.stop_sig == SIGHUP ? "SIGHUP" : "SIGTERM");
   if (nm) claim_shares(sh, nm);
   /* findings= and unique= count what the database holds, never more */
   printf("summary: kernels=%lld valid=%.4f findings=%lld unique=%d seconds=%.1f kernels_per_s=%.1f%s%s seed=%llu%s db=%s\n",

@@ -365,12 +365,12 @@ static void db_case(void *ctx, int64_t finding, const char *signature, const cha
 }
 
 static bool add_db(List *l, const char *path) {
-  if (access(path, R_OK)) {                     /* db_open would create it */
+  if (access(path, R_OK)) {                     /* said plainly, before SQLite's words */
     fprintf(stderr, "pto-check: cannot read %s: %s\n", path, strerror(errno));
     return false;
   }
   char err[256];
-  Db *d = db_open(path, err, sizeof err);
+  Db *d = db_open_read(path, err, sizeof err);  /* only reads: a read-only file will do */
   if (!d) {
     fprintf(stderr, "pto-check: cannot open %s: %s\n", path, err);
     return false;

@@ -16,6 +16,9 @@
  * 1/256 came out true (no byte says yes to it; rec_lost). Recording only
  * observes: the PRNG draws the same numbers with or without it. */
 #include "fz.h"
+#include "ptoc.h"
+
+#include <string.h>
 
 static uint64_t splitmix(uint64_t *x) {
   uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
@@ -103,4 +106,43 @@ bool fz_chance(FzSrc *s, double p) {
 int fz_range(FzSrc *s, int lo, int hi) {
   if (hi <= lo) return lo;
   return lo + (int)fz_below(s, (uint32_t)((int64_t)hi - lo + 1));
+}
+
+/* ---- the defects an engine input names ------------------------------------------- */
+
+static const char BUGS_TAG[] = "#ptofuzz-bugs=";
+enum { BUGS_TAG_LEN = sizeof BUGS_TAG - 1, BUGS_LINE_MAX = 1024 };
+
+bool fz_input_bugs(const uint8_t *data, size_t n, FzInputBugs *ib, char *err, size_t errn) {
+  *ib = (FzInputBugs){.body = n};
+  if (!data || !n || data[n - 1] != '\n') return true;
+  size_t e = n - 1, s = e;                      /* the last line: [s, e) */
+  while (s > 0 && data[s - 1] != '\n' && e - s < BUGS_LINE_MAX) s--;
+  size_t at = SIZE_MAX;
+  for (size_t i = s; i + BUGS_TAG_LEN <= e; i++)   /* the last tag on it */
+    if (!memcmp(data + i, BUGS_TAG, BUGS_TAG_LEN)) at = i;
+  if (at == SIZE_MAX) return true;
+  char list[BUGS_LINE_MAX + 1];
+  size_t k = e - at - BUGS_TAG_LEN;
+  memcpy(list, data + at + BUGS_TAG_LEN, k);
+  list[k] = 0;
+  if (!*list || strspn(list, "abcdefghijklmnopqrstuvwxyz0123456789-,") != k) return true;   /* not a tag: body bytes */
+  char why[300];
+  if (!ir_bugs_parse(list, &ib->bugs, why, sizeof why)) {
+    if (err && errn) snprintf(err, errn, "the input's #ptofuzz-bugs= line: %s", why);
+    return false;
+  }
+  ib->body = at;
+  ib->named = true;
+  return true;
+}
+
+size_t fz_input_name_bugs(uint8_t *data, size_t body, size_t cap, uint32_t bugs) {
+  char names[600], line[700];
+  ir_bugs_format(bugs, names, sizeof names);
+  int k = snprintf(line, sizeof line, "%s%s\n", BUGS_TAG, *names ? names : "none");
+  if (k <= 0 || (size_t)k > cap) return 0;
+  if (body > cap - (size_t)k) body = cap - (size_t)k;   /* the generator's bytes give way */
+  memcpy(data + body, line, (size_t)k);
+  return body + (size_t)k;
 }

@@ -42,6 +42,22 @@ int fz_range(FzSrc *s, int lo, int hi);        /* lo..hi inclusive; lo when hi <
 size_t fz_src_used(const FzSrc *s);            /* bytes consumed (byte source) */
 void fz_src_record(FzSrc *s, uint8_t *buf, size_t cap);   /* PRNG source: write its choices as bytes */
 
+/* An engine input (fuzz/target.c): the generator's bytes, then optionally a
+ * last line `#ptofuzz-bugs=LIST\n` (LIST: defect names, or none) naming the
+ * defects it is checked with. The libFuzzer target's mutator keeps the line
+ * and writes it from PTOFUZZ_BUGS, so a crash file says which defects were on
+ * (docs/fuzzing.md, "Defects in crash files"). */
+typedef struct {
+  size_t body;                                  /* the generator's bytes: data[0, body) */
+  bool named;                                   /* the input has the line */
+  uint32_t bugs;                                /* the defects it names */
+} FzInputBugs;
+/* Split data; false (err) when the line names an unknown defect. */
+bool fz_input_bugs(const uint8_t *data, size_t n, FzInputBugs *ib, char *err, size_t errn);
+/* Write the line naming bugs after data[0, body) within cap bytes (body cut
+ * when it must be); the new length, 0 if the line alone does not fit. */
+size_t fz_input_name_bugs(uint8_t *data, size_t body, size_t cap, uint32_t bugs);
+
 /* ---- policy.c: every probability and limit ----------------------------------------- */
 
 /* P(name, default, doc): a probability in [0, 1]. I(name, default, lo, hi, doc):

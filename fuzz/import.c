@@ -22,15 +22,21 @@
  * file's position in one import says nothing about its place among another
  * import's files, so a merge must not order test cases by it).
  *
- * The defects in force: --bugs=LIST, else PTOFUZZ_BUGS (as the fuzz target
- * had them). Without --engine: afl when a file's name starts with "id:" (AFL++
- * names its crash files so), else libfuzzer.
+ * The defects in force for a file: those its `#ptofuzz-bugs=` line names
+ * (fz_input_bugs; the libFuzzer target writes it), else --bugs=LIST, else
+ * PTOFUZZ_BUGS. A file that names none of them and gives no finding without
+ * defects cannot say which defects made it crash: it is refused
+ * (E-IMPORT-DEFECTS, nothing recorded for it) rather than taken for "no
+ * finding". Each set of defects gets its own campaign row, begun with its
+ * first file. Without --engine: afl when a file's name starts with "id:"
+ * (AFL++ names its crash files so), else libfuzzer.
  *
  * Output: per file `import: PATH signatures=SIG[,SIG...]`, `import: PATH no
- * finding` or `import: PATH invalid: WHY`, then `summary: files=N findings=N
- * unique=N new=N engine=E db=F`. Exit 0; 1 usage, an unreadable PATH, an
- * unknown defect, a database that cannot be opened; 2 a finding that could
- * not be recorded. */
+ * finding` or `import: PATH invalid: WHY`, a refused file `PATH:
+ * error[E-IMPORT-DEFECTS]: ... [user]` on stderr, then `summary: files=N
+ * findings=N unique=N new=N engine=E db=F`. Exit 0; 1 usage, an unreadable
+ * PATH, an unknown defect, a database that cannot be opened, a refused file;
+ * 2 a finding that could not be recorded. */
 #include "fz.h"
 #include "orc.h"
 #include "rep.h"
@@ -62,8 +68,10 @@ static void note(void *ctx, int variant, int sched) {
 char *fz_bytes_kernel(const uint8_t *data, size_t n, size_t *len) {
   FzPolicy pol;
   fz_policy_default(&pol);
+  FzInputBugs ib;
+  fz_input_bugs(data, n, &ib, NULL, 0);         /* the generator's bytes only (ib.body is n on an error) */
   FzSrc src;
-  fz_src_bytes(&src, data, n);
+  fz_src_bytes(&src, data, ib.body);
   FzKernel *k = fz_generate(&pol, &src);
   char *text = fz_emit(k, len);
   fz_free(k);
@@ -206,6 +214,25 @@ static bool put(Db *db, int64_t camp, const char *sig, const char *kind, const c
   return true;
 }
 
+enum { IMPORT_CHECKPOINT_S = 10 };              /* as a campaign: counts stored at least this often */
+
+/* The campaign row of one set of defects, begun with its first file. */
+typedef struct {
+  uint32_t bugs;
+  int64_t id, files;
+  double t0;
+} Camp;
+
+static int64_t campaign_for(Db *db, Camp *c, int *n, int max, const char *engine, const char *policy, uint32_t bugs,
+                            const char *names) {
+  for (int i = 0; i < *n; i++)
+    if (c[i].bugs == bugs) return c[i].id;
+  if (*n == max) die("import: more than %d sets of defects in one import", max);
+  int64_t id = db_campaign_begin(db, &(DbCampaign){engine, policy, names, PTOFUZZ_VERSION "+" PTO_COMMIT, 0, NULL});
+  if (id >= 0) c[(*n)++] = (Camp){bugs, id, 0, fz_now()};
+  return id;
+}
+
 int fz_import(int argc, char **argv) {
   const char *dbpath = "findings.db", *engine = NULL, *bugs_text = NULL;
   Paths files = {0};
@@ -240,7 +267,9 @@ int fz_import(int argc, char **argv) {
     fputs("usage: ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST]\n", stderr);
     return 1;
   }
+  /* the defects of a file that names none: --bugs, else PTOFUZZ_BUGS, else none (said by nobody) */
   uint32_t bugs = 0;
+  bool bugs_said = bugs_text || getenv("PTOFUZZ_BUGS");
   if (!ir_bugs_option("ptofuzz", bugs_text, &bugs)) return 1;
   if (!engine) {
     engine = "libfuzzer";
@@ -255,23 +284,18 @@ int fz_import(int argc, char **argv) {
   }
   FzPolicy pol;
   fz_policy_default(&pol);
-  char *poltext = NULL, names[500];
+  char *poltext = NULL;
   size_t polen = 0;
   FILE *pf = open_memstream(&poltext, &polen);
   fz_policy_print(&pol, pf);
   fclose(pf);
-  ir_bugs_format(bugs, names, sizeof names);
-  double t0 = fz_now();
-  int64_t camp = db_campaign_begin(db, &(DbCampaign){engine, poltext, names, PTOFUZZ_VERSION "+" PTO_COMMIT, 0, NULL});
-  free(poltext);
-  if (camp < 0) {
-    fprintf(stderr, "ptofuzz: cannot start a campaign in %s: %s\n", dbpath, db_errmsg(db));
-    db_close(db);
-    return 1;
-  }
+  Camp camps[1 << 6];                           /* one campaign row per set of defects */
+  int ncamp = 0;
   Box *b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (b == MAP_FAILED) die("mmap: %s", strerror(errno));
   int rc = 0, nfind = 0, nnew = 0, nuniq = 0, cap = 0;
+  bool refused = false;
+  double ckpt = fz_now();
   char (*uniq)[FZ_SIGLEN] = NULL;
   int64_t done = 0;
   for (int f = 0; f < files.n && !rc; f++) {
@@ -283,14 +307,40 @@ int fz_import(int argc, char **argv) {
       rc = 1;
       break;
     }
+    FzInputBugs ib;
+    if (!fz_input_bugs(data, n, &ib, err, sizeof err)) {
+      fprintf(stderr, "%s: error[E-IMPORT-DEFECTS]: %s [user]\n", files.v[f], err);
+      free(data);
+      refused = true;
+      continue;
+    }
+    uint32_t fbugs = ib.named ? ib.bugs : bugs;
+    char names[500];
+    ir_bugs_format(fbugs, names, sizeof names);
     size_t len;
     char *text = fz_bytes_kernel(data, n, &len);
     free(data);
     int st;
-    bool hung;
+    bool hung, lost = !check(text, len, fbugs, b, &st, &hung);
+    if (lost || b->res.invalid || b->res.finding || ib.named || bugs_said) {
+    } else {                                    /* no finding, and nothing says which defects were on */
+      fprintf(stderr, "%s: error[E-IMPORT-DEFECTS]: no finding without defects, and the file does not say which "
+                      "defects the fuzzer ran with (no #ptofuzz-bugs= line): import it with --bugs=LIST "
+                      "(--bugs=none: it was clean) [user]\n", files.v[f]);
+      free(text);
+      refused = true;
+      continue;
+    }
+    int64_t camp = campaign_for(db, camps, &ncamp, (int)(sizeof camps / sizeof *camps), engine, poltext, fbugs, names);
+    if (camp < 0) {
+      fprintf(stderr, "ptofuzz: cannot start a campaign in %s: %s\n", dbpath, db_errmsg(db));
+      free(text);
+      rc = 1;
+      break;
+    }
     FzVerdict v = {0};                          /* this file's distinct signatures */
     bool invalid = false;
-    if (!check(text, len, bugs, b, &st, &hung)) {   /* as campaign.c lost() */
+    if (lost) {                                 /* as campaign.c lost() */
       fz_verdict_lost(&v, b->variant, hung, st);
       int var = b->variant % ORC_NVARIANT;
       const char *kind = hung ? "hang" : "crash", *mode = orc_variant_mode(var);
@@ -322,6 +372,11 @@ int fz_import(int argc, char **argv) {
     }
     free(text);
     done++;
+    for (int c = 0; c < ncamp; c++) camps[c].files += camps[c].id == camp;
+    if (fz_now() - ckpt >= IMPORT_CHECKPOINT_S) {   /* an import killed outright keeps its counts */
+      for (int c = 0; c < ncamp; c++) db_campaign_progress(db, camps[c].id, camps[c].files, fz_now() - camps[c].t0);
+      ckpt = fz_now();
+    }
     if (!invalid) {
       printf("import: %s %s", files.v[f], v.n ? "signatures=" : "no finding");
       for (int i = 0; i < v.n; i++) printf("%s%s", i ? "," : "", v.sig[i]);
@@ -336,11 +391,14 @@ int fz_import(int argc, char **argv) {
       memcpy(uniq[nuniq++], v.sig[i], FZ_SIGLEN);
     }
   }
+  free(poltext);
   munmap(b, sizeof *b);
-  if (!db_campaign_end(db, camp, done, fz_now() - t0) && !rc) {
-    fprintf(stderr, "ptofuzz: import: database: %s\n", db_errmsg(db));
-    rc = 2;
-  }
+  for (int c = 0; c < ncamp; c++)
+    if (!db_campaign_end(db, camps[c].id, camps[c].files, fz_now() - camps[c].t0) && !rc) {
+      fprintf(stderr, "ptofuzz: import: database: %s\n", db_errmsg(db));
+      rc = 2;
+    }
+  if (refused && !rc) rc = 1;
   printf("summary: files=%lld findings=%d unique=%d new=%d engine=%s db=%s\n", (long long)done, nfind, nuniq, nnew,
          engine, dbpath);
   db_close(db);

@@ -3,7 +3,9 @@
  * `key = value` files and a printer of the same format, so a printed policy
  * loads back to the same struct. Lines: `key = value`, `# comment`, blank.
  * Probabilities are numbers in [0, 1]; limits are integers in their range.
- * Errors name the file and line: `policy.txt:3: unknown key 'p_fo'`. */
+ * Errors carry a code, the file and the line, and category user:
+ * `policy.txt:3: error[E-POLICY]: unknown key 'p_fo' [user]` (a key given
+ * twice is one); a file that cannot be read is E-IO. */
 #include "fz.h"
 
 #include <errno.h>
@@ -38,16 +40,35 @@ void fz_policy_default(FzPolicy *p) {
   }
 }
 
-static bool fail(char *err, size_t n, const char *file, int line, const char *fmt, ...) {
+static bool fail_code(char *err, size_t n, const char *code, const char *file, int line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
+static bool fail_code(char *err, size_t n, const char *code, const char *file, int line, const char *fmt, va_list ap) {
   char msg[256];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  if (err && n) {
+    if (line > 0) snprintf(err, n, "%s:%d: error[%s]: %s [user]", file, line, code, msg);
+    else snprintf(err, n, "%s: error[%s]: %s [user]", file, code, msg);
+  }
+  return false;
+}
+
+static bool fail(char *err, size_t n, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static bool fail(char *err, size_t n, const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  fail_code(err, n, "E-POLICY", file, line, fmt, ap);
   va_end(ap);
-  if (err && n) {
-    if (line > 0) snprintf(err, n, "%s:%d: %s", file, line, msg);
-    else snprintf(err, n, "%s: %s", file, msg);
-  }
+  return false;
+}
+
+/* The file cannot be read: E-IO. */
+static bool fail_io(char *err, size_t n, const char *file, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static bool fail_io(char *err, size_t n, const char *file, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fail_code(err, n, "E-IO", file, 0, fmt, ap);
+  va_end(ap);
   return false;
 }
 
@@ -94,6 +115,7 @@ bool fz_policy_parse(FzPolicy *p, const char *name, const char *text, char *err,
     int f = 0;
     while (f < NFIELDS && strcmp(fields[f].name, k)) f++;
     if (f == NFIELDS) return fail(err, n, name, line, "unknown key '%.60s'", k);
+    if (lines[f]) return fail(err, n, name, line, "duplicate key '%s' (first given on line %d)", k, lines[f]);
     if (!*v) return fail(err, n, name, line, "missing value for '%s'", k);
     char *end;
     errno = 0;
@@ -126,7 +148,7 @@ bool fz_policy_parse(FzPolicy *p, const char *name, const char *text, char *err,
 
 bool fz_policy_load(FzPolicy *p, const char *path, char *err, size_t n) {
   FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, n, path, 0, "cannot open: %s", strerror(errno));
+  if (!f) return fail_io(err, n, path, "cannot open: %s", strerror(errno));
   size_t cap = 4096, len = 0;
   char *text = malloc(cap);
   if (!text) {
@@ -156,7 +178,7 @@ bool fz_policy_load(FzPolicy *p, const char *path, char *err, size_t n) {
   text[len] = 0;
   if (!rd) {
     free(text);
-    return fail(err, n, path, 0, "read error");
+    return fail_io(err, n, path, "read error");
   }
   if (memchr(text, 0, len)) {
     free(text);

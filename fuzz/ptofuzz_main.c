@@ -487,9 +487,10 @@ static int dbcmd(int argc, char **argv) {
   int64_t id = 0;
   if (subs[k].min && strcmp(sub, "merge") && !finding_id(sub, args[1], &id)) return 1;
   char err[512];
-  /* init and merge write (and may create) the database; the others need it to exist */
-  bool create = !strcmp(sub, "merge") || !strcmp(sub, "init");
-  Db *d = create ? db_open(path, err, sizeof err) : db_open_existing(path, err, sizeof err);
+  /* init and merge write (and may create) the database, status writes it; the others only read */
+  bool create = !strcmp(sub, "merge") || !strcmp(sub, "init"), writes = create || !strcmp(sub, "status");
+  Db *d = create ? db_open(path, err, sizeof err)
+          : writes ? db_open_existing(path, err, sizeof err) : db_open_read(path, err, sizeof err);
   if (!d) {
     fprintf(stderr, "ptofuzz: db %s: cannot open %s\n", sub, err);
     return 1;
@@ -646,7 +647,7 @@ static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *
       for (char *t = strtok_r(h + 6, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
         if (!strncmp(t, "--bugs=", 7)) {
           if (!ir_bugs_parse(t + 7, bugs, err, sizeof err)) {
-            fprintf(stderr, "%s:%d: error: # flags: %s\n", file, line, err);
+            fprintf(stderr, "%s:%d:%d: error[E-FLAGS]: # flags: %s [user]\n", file, line, (int)(t - buf) + 1, err);
             return false;
           }
           *bugs_set = true;
@@ -657,8 +658,8 @@ static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *
           *inputs = t[9] == 'f';
         } else if (strcmp(t, "schedule=rr") && strcmp(t, "schedule=random")) {
           /* diff runs both schedules: the schedule a campaign saw it under is covered */
-          fprintf(stderr, "%s:%d: error: # flags: unknown flag '%s' (--bugs=LIST, --backend=model|ptoas|pypto, "
-                          "--inputs=full|k16, schedule=rr|random)\n", file, line, t);
+          fprintf(stderr, "%s:%d:%d: error[E-FLAGS]: # flags: unknown flag '%s' (--bugs=LIST, --backend=model|ptoas|pypto, "
+                          "--inputs=full|k16, schedule=rr|random) [user]\n", file, line, (int)(t - buf) + 1, t);
           return false;
         }
       }
@@ -669,7 +670,8 @@ static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *
       unsigned long long x = strtoull(v, &e, 10);
       if (!k || v[0] < '0' || v[0] > '9' || e != v + k || errno) {
         if (!strcmp(v, "-")) continue;            /* exported without a seed */
-        fprintf(stderr, "%s:%d: error: # seed: '%s' is not a decimal seed\n", file, line, v);
+        fprintf(stderr, "%s:%d:%d: error[E-FLAGS]: # seed: '%s' is not a decimal seed [user]\n", file, line,
+                (int)(v - buf) + 1, v);
         return false;
       }
       *seed = x;
@@ -882,10 +884,31 @@ static int reduce(int argc, char **argv) {
   DbCase dc = {0};
   FzReal *real = NULL;
   if (file) {
-    if (!ir_bugs_option("ptofuzz", bugs, &co.bugs)) return 1;
+    if (bugs && !ir_bugs_option("ptofuzz", bugs, &co.bugs)) return 1;
     Arena *A = ir_arena_new();
     Src src;
     if (!read_kernel(A, file, &src)) return 1;
+    /* as diff: the command line first, then the file's header, then $PTOFUZZ_BUGS */
+    uint32_t hbugs = 0;
+    uint64_t hseed = 0;
+    bool hbugs_set = false, hseed_set = false;
+    const char *hbackend = NULL;
+    int hinputs = -1;
+    if (!diff_header(file, &src, &hbugs, &hbugs_set, &hbackend, &hinputs, &hseed, &hseed_set) ||
+        (!bugs && !hbugs_set && !ir_bugs_option("ptofuzz", NULL, &co.bugs))) {
+      ir_arena_free(A);
+      return 1;
+    }
+    if (!bugs && hbugs_set) co.bugs = hbugs;
+    if (!backend && hbackend) backend = hbackend;
+    if (hinputs >= 0) co.full_inputs = hinputs == 1;
+    if (!seeded && hseed_set) co.input_seed = hseed, co.sched_seed = hseed | 1;   /* as the campaign ran it */
+    if (((!bugs && hbugs_set) || (!seeded && hseed_set)) && !quiet) {
+      char names[600];
+      ir_bugs_format(co.bugs, names, sizeof names);
+      fprintf(stderr, "reduce: from %s's header: --bugs=%s --seed=%llu (random schedule seed %llu)\n", file, names,
+              (unsigned long long)co.input_seed, (unsigned long long)co.sched_seed);
+    }
     text = malloc(src.len + 1);
     if (!text) die("out of memory");
     memcpy(text, src.text, src.len);
@@ -1053,14 +1076,16 @@ static int triage(bool dash, int argc, char **argv) {
   if (bundle && !*bundle) return bad_arg(cmd, "--bundle=", "an empty directory name");
   if (!dash && (!ids || !*ids || *e || id < 1)) return bad_arg(cmd, ids ? ids : "ID", ids ? "not a finding id" : "missing");
   char err[256];
-  Db *d = db_open_existing(path, err, sizeof err);
+  Db *d = db_open_read(path, err, sizeof err);
   if (!d) {
     fprintf(stderr, "ptofuzz: %s: cannot open %s: %s\n", cmd, path, err);
     return 1;
   }
   DbInfo inf;
   if (!dash && rsecs > 0 && db_info(d, id, &inf, err, sizeof err)) {
-    if (inf.has_case && !inf.reduced) {       /* reduced by default: what a person pastes */
+    if (inf.has_case && !inf.reduced && db_readonly(d))   /* nowhere to store a reduction */
+      fprintf(stderr, "report: %s is read-only: the test case is reported as it was found\n", path);
+    else if (inf.has_case && !inf.reduced) {   /* reduced by default: what a person pastes */
       fprintf(stderr, "report: reducing finding %lld's test case first (at most %.0f s; --reduce=0 skips)\n", id,
               rsecs);
       char first[4096];

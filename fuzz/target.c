@@ -8,8 +8,18 @@
  * Signing. The kernel is checked as `ptofuzz diff` and `ptofuzz import` check
  * it (fz_verdict: input seed 0, random schedule seed 1 and always run,
  * first-bad-pass bisection), so the signatures are the ones `ptofuzz import`
- * records for this input and a campaign records for this kernel. Defects
- * come from PTOFUZZ_BUGS.
+ * records for this input and a campaign records for this kernel.
+ *
+ * Defects. An input that ends in a `#ptofuzz-bugs=LIST` line (fz_input_bugs)
+ * is checked with those defects and its other bytes drive the generator; any
+ * other input with PTOFUZZ_BUGS. Under libFuzzer the mutator
+ * (LLVMFuzzerCustomMutator) mutates the generator's bytes and keeps the line,
+ * writing it from PTOFUZZ_BUGS where an input has none, and while PTOFUZZ_BUGS
+ * names a defect an input without the line is not checked (a seed of
+ * corpus/bytes/ is checked once the mutator has named its defects): so every
+ * crash file of a defect-switched libFuzzer says which defects were on, and
+ * `ptofuzz import` signs it with them. AFL++ has no such mutator here: its
+ * crash files carry no line, and import takes their defects from --bugs.
  *
  * Crash state. ClusterFuzz (and ClusterFuzzLite) deduplicate by crash type
  * and state: a glibc-style assertion line makes the type ASSERT and puts its
@@ -53,13 +63,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 FZ_KINDS(FZ_FOUND)
 #undef FZ_FOUND
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+/* The defects of PTOFUZZ_BUGS; exits 1 when it names an unknown one. */
+static uint32_t env_bugs(void) {
   uint32_t bugs = 0;
-  if (!ir_bugs_option("ptofuzz", NULL, &bugs)) exit(1);   /* PTOFUZZ_BUGS names an unknown defect */
+  if (!ir_bugs_option("ptofuzz", NULL, &bugs)) exit(1);
+  return bugs;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  uint32_t bugs = env_bugs();
+  FzInputBugs ib;
+  char err[400];
+  if (!fz_input_bugs(data, size, &ib, err, sizeof err)) return 0;   /* names a defect this build lacks */
+#ifndef PTO_STDIN_MAIN
+  if (!ib.named && bugs) return 0;             /* the mutator names the defects first (see the header) */
+#endif
+  if (ib.named) bugs = ib.bugs;
   FzPolicy pol;
   fz_policy_default(&pol);
   FzSrc src;
-  fz_src_bytes(&src, data, size);
+  fz_src_bytes(&src, data, ib.body);
   FzKernel *k = fz_generate(&pol, &src);
   size_t len;
   char *text = fz_emit(k, &len);
@@ -81,6 +104,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(text);
   return 0;
 }
+
+#ifndef PTO_STDIN_MAIN
+/* libFuzzer's own mutations; weak, so a driver without them (AFL++'s) still links. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max) __attribute__((weak));
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed);
+
+/* Mutate the generator's bytes, keep (or add, from PTOFUZZ_BUGS) the defects line. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned int seed) {
+  (void)seed;
+  uint32_t bugs = env_bugs();
+  FzInputBugs ib;
+  if (!fz_input_bugs(data, size, &ib, NULL, 0)) ib = (FzInputBugs){.body = size};   /* an unknown name: bytes */
+  if (!ib.named && !bugs) return LLVMFuzzerMutate ? LLVMFuzzerMutate(data, size, max) : size;
+  if (!ib.named) {                              /* first the input as it is, with its defects named */
+    size_t n = fz_input_name_bugs(data, size, max, bugs);
+    return n ? n : size;
+  }
+  size_t line = size - ib.body;
+  if (line >= max) return size;
+  uint8_t keep[1100];
+  if (line > sizeof keep) return size;
+  memcpy(keep, data + ib.body, line);
+  size_t body = LLVMFuzzerMutate ? LLVMFuzzerMutate(data, ib.body, max - line) : ib.body;
+  memcpy(data + body, keep, line);
+  return body + line;
+}
+#endif
 
 #if defined(PTO_STDIN_MAIN) && defined(__AFL_FUZZ_TESTCASE_LEN)
 __AFL_FUZZ_INIT();

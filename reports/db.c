@@ -67,7 +67,8 @@
  *   PRAGMA user_version = 4;
  *
  * Version 1 had neither campaign.uid nor sighting. Opening a version 1 file
- * upgrades it (upgrade[1]): each campaign gets the uid
+ * upgrades it (the upgrade actions; each adds what the file lacks, whatever
+ * version it says): each campaign without a uid gets the uid
  * "v1:ENGINE:SEED:STARTED:N" (N tells apart campaigns equal in those three),
  * which is the same in every copy of the file, so copies merged before the
  * upgrade are still recognised; sightings are rebuilt from the test cases,
@@ -106,12 +107,14 @@
  * read back to order or select anything: rows are ordered by id. */
 #include "rep.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,8 +127,8 @@ enum {
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
-/* Upgrades: step v turns schema version v into v + 1 (step 0 creates it). */
-static const char *const upgrade[DB_SCHEMA_VERSION] = {
+/* Step 0 creates a version 1 file. */
+static const char create_v1[] =
     "CREATE TABLE campaign("
     " id INTEGER PRIMARY KEY, engine TEXT, seed INTEGER, policy TEXT, defects TEXT,"
     " tool_version TEXT, started TEXT, ended TEXT, kernels INTEGER, seconds REAL);"
@@ -139,32 +142,48 @@ static const char *const upgrade[DB_SCHEMA_VERSION] = {
     " id INTEGER PRIMARY KEY, finding INTEGER REFERENCES finding(id),"
     " campaign INTEGER REFERENCES campaign(id), kernel TEXT NOT NULL, reduced TEXT,"
     " seed INTEGER, variant TEXT, flags TEXT, statements INTEGER);"
-    "CREATE INDEX testcase_finding ON testcase(finding);",
+    "CREATE INDEX testcase_finding ON testcase(finding);";
+
+/* The upgrades from version 1, each an action that is taken only when what it
+ * adds is missing (a column of a table, or a table), so a file whose version
+ * says less than it holds (written by a tool whose numbering of the steps
+ * differed) upgrades too: every action is checked on every upgrade, whatever
+ * the version it starts from. sql runs when column (of table) or, with no
+ * column, table is missing; with neither, always (it must be idempotent). */
+static const struct {
+  int to;                                       /* the version that added it */
+  const char *table, *column, *sql;
+} upgrade[] = {
     /* 1 -> 2: campaign identity and sightings (see the header comment) */
-    "ALTER TABLE campaign ADD COLUMN uid TEXT;"
-    "UPDATE campaign SET uid = printf('v1:%s:%s:%s:%d', coalesce(engine, ''), coalesce(seed, ''),"
-    " coalesce(started, ''), (SELECT count(*) FROM campaign c WHERE c.id < campaign.id AND c.engine IS campaign.engine"
-    "  AND c.seed IS campaign.seed AND c.started IS campaign.started));"
-    "CREATE UNIQUE INDEX campaign_uid ON campaign(uid);"
-    "CREATE TABLE sighting("
-    " finding INTEGER NOT NULL REFERENCES finding(id), campaign INTEGER NOT NULL REFERENCES campaign(id),"
-    " hits INTEGER NOT NULL, PRIMARY KEY(finding, campaign)) WITHOUT ROWID;"
-    "INSERT INTO sighting(finding, campaign, hits) SELECT finding, campaign, count(*) FROM testcase"
-    " WHERE finding IS NOT NULL AND campaign IS NOT NULL GROUP BY finding, campaign;"
-    "UPDATE sighting SET hits = hits + max(0, (SELECT coalesce(f.hits, 0) FROM finding f WHERE f.id = sighting.finding)"
-    " - (SELECT sum(s.hits) FROM sighting s WHERE s.finding = sighting.finding))"
-    " WHERE campaign = (SELECT min(s.campaign) FROM sighting s WHERE s.finding = sighting.finding);",
+    {2, "campaign", "uid", "ALTER TABLE campaign ADD COLUMN uid TEXT"},
+    {2, NULL, NULL,
+     "UPDATE campaign SET uid = printf('v1:%s:%s:%s:%d', coalesce(engine, ''), coalesce(seed, ''),"
+     " coalesce(started, ''), (SELECT count(*) FROM campaign c WHERE c.id < campaign.id AND c.engine IS campaign.engine"
+     "  AND c.seed IS campaign.seed AND c.started IS campaign.started)) WHERE uid IS NULL;"
+     "CREATE UNIQUE INDEX IF NOT EXISTS campaign_uid ON campaign(uid);"},
+    {2, "sighting", NULL,
+     "CREATE TABLE sighting("
+     " finding INTEGER NOT NULL REFERENCES finding(id), campaign INTEGER NOT NULL REFERENCES campaign(id),"
+     " hits INTEGER NOT NULL, PRIMARY KEY(finding, campaign)) WITHOUT ROWID;"
+     "INSERT INTO sighting(finding, campaign, hits) SELECT finding, campaign, count(*) FROM testcase"
+     " WHERE finding IS NOT NULL AND campaign IS NOT NULL GROUP BY finding, campaign;"
+     "UPDATE sighting SET hits = hits + max(0, (SELECT coalesce(f.hits, 0) FROM finding f WHERE f.id = sighting.finding)"
+     " - (SELECT sum(s.hits) FROM sighting s WHERE s.finding = sighting.finding))"
+     " WHERE campaign = (SELECT min(s.campaign) FROM sighting s WHERE s.finding = sighting.finding);"},
     /* 2 -> 3: unsupported counts per campaign and variant, for the dashboard */
-    "CREATE TABLE campaign_variant(campaign INTEGER REFERENCES campaign(id), variant TEXT NOT NULL,"
-    " valid INTEGER, unsupported INTEGER, PRIMARY KEY(campaign, variant));"
+    {3, "campaign_variant", NULL,
+     "CREATE TABLE campaign_variant(campaign INTEGER REFERENCES campaign(id), variant TEXT NOT NULL,"
+     " valid INTEGER, unsupported INTEGER, PRIMARY KEY(campaign, variant))"},
     /* and the campaign kernel index of a test case, for merges (see the header comment) */
-    "ALTER TABLE testcase ADD COLUMN kernel_index INTEGER;",
+    {3, "testcase", "kernel_index", "ALTER TABLE testcase ADD COLUMN kernel_index INTEGER"},
     /* 3 -> 4: clusters and the history of statuses */
-    "ALTER TABLE finding ADD COLUMN cluster TEXT;"
-    "CREATE TABLE status_change(id INTEGER PRIMARY KEY, finding INTEGER NOT NULL REFERENCES finding(id),"
-    " status TEXT NOT NULL, toolchain TEXT, who TEXT, at TEXT, evidence TEXT);"
-    "CREATE INDEX status_change_finding ON status_change(finding);",
+    {4, "finding", "cluster", "ALTER TABLE finding ADD COLUMN cluster TEXT"},
+    {4, "status_change", NULL,
+     "CREATE TABLE status_change(id INTEGER PRIMARY KEY, finding INTEGER NOT NULL REFERENCES finding(id),"
+     " status TEXT NOT NULL, toolchain TEXT, who TEXT, at TEXT, evidence TEXT)"},
+    {4, NULL, NULL, "CREATE INDEX IF NOT EXISTS status_change_finding ON status_change(finding)"},
 };
+_Static_assert(DB_SCHEMA_VERSION == 4, "a new schema version needs its upgrade actions");
 
 /* Add a test case unless its finding (?1) already has ?9 of them. */
 static const char add_testcase_sql[] =
@@ -336,11 +355,26 @@ static bool no_tables(Db *d) {
   return !n;
 }
 
+/* Is the table (or, with a column, that column of it) there? -1 on an error. */
+static int has(Db *d, const char *table, const char *column) {
+  sqlite3_stmt *s = prep(d, column ? "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2"
+                                   : "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1");
+  bool ok = s && bind_text(d, s, 1, table) && (!column || bind_text(d, s, 2, column)) &&
+            step(d, s, "reading the schema") == SQLITE_ROW;
+  int n = ok ? (int)col_int(s, 0) : -1;
+  fin(&s);
+  return n < 0 ? -1 : n > 0;
+}
+
 /* Create or upgrade the schema from version v, inside a write transaction. */
 static bool upgrade_schema(Db *d, int64_t v) {
-  if (v == 0 && !no_tables(d)) return false;
-  for (; v < DB_SCHEMA_VERSION; v++)
-    if (!exec(d, upgrade[v], "creating the schema")) return false;
+  if (v == 0 && (!no_tables(d) || !exec(d, create_v1, "creating the schema"))) return false;
+  for (size_t i = 0; i < sizeof upgrade / sizeof *upgrade; i++) {
+    int there = upgrade[i].table ? has(d, upgrade[i].table, upgrade[i].column) : 0;
+    char what[96];
+    snprintf(what, sizeof what, "upgrading the schema to version %d", upgrade[i].to);
+    if (there < 0 || (!there && !exec(d, upgrade[i].sql, what))) return false;
+  }
   char sql[96];
   snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d", APP_ID, DB_SCHEMA_VERSION);
   return exec(d, sql, "setting the schema version");
@@ -431,6 +465,90 @@ static Db *open_db(const char *path, bool create, char *err, size_t errn) {
 
 Db *db_open(const char *path, char *err, size_t errn) { return open_db(path, true, err, errn); }
 Db *db_open_existing(const char *path, char *err, size_t errn) { return open_db(path, false, err, errn); }
+
+/* path as an SQLite URI that opens it immutable (no locks, no -shm): for a WAL
+ * file in a directory this process cannot write, where SQLite cannot make the
+ * -shm it reads through. */
+static void immutable_uri(const char *path, char *out, size_t n) {
+  size_t k = (size_t)snprintf(out, n, "file:");
+  for (const unsigned char *p = (const unsigned char *)path; *p && k + 4 < n; p++)
+    if (isalnum(*p) || strchr("/-._~", *p)) out[k++] = (char)*p;
+    else k += (size_t)snprintf(out + k, n - k, "%%%02X", *p);
+  snprintf(out + (k < n ? k : n - 1), n - (k < n ? k : n - 1), "?immutable=1");
+}
+
+/* A read-only handle on an existing file at the current schema version, or
+ * false (message in d): *v is its version when it could be read. */
+static bool open_ro(Db *d, const char *name, bool uri, int64_t *v) {
+  *v = -1;
+  int rc = sqlite3_open_v2(name, &d->h, SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0), NULL);
+  if (rc != SQLITE_OK) {
+    fail(d, "%s", d->h ? sqlite3_errmsg(d->h) : sqlite3_errstr(rc));
+    return false;
+  }
+  if (sqlite3_busy_timeout(d->h, BUSY_TIMEOUT_MS) != SQLITE_OK) {
+    sqlfail(d, "setting the busy timeout");
+    return false;
+  }
+  if (!rd_begin(d)) return false;
+  bool ok = schema_ok(d, v) && (*v > 0 || no_tables(d));
+  rd_end(d);
+  return ok;
+}
+
+static void close_h(Db *d, const char *path) {
+  if (d->h && sqlite3_close(d->h) != SQLITE_OK) bug("closing %s: a statement is still open", path);
+  d->h = NULL;
+}
+
+Db *db_open_read(const char *path, char *err, size_t errn) {
+  Db *d = calloc(1, sizeof *d);
+  if (!d) {
+    if (err && errn) snprintf(err, errn, "%s: out of memory", path);
+    return NULL;
+  }
+  int64_t v;
+  bool ok = false;
+  if (access(path, F_OK)) fail(d, "no such file (a database is read, not created, here)");
+  else if (!(ok = open_ro(d, path, false, &v)) && d->h && sqlite3_errcode(d->h) != SQLITE_NOTADB) {
+    /* a WAL file whose -shm cannot be made here: read it immutable, unless a
+     * -wal with content holds commits the main file does not have yet */
+    char wal[4096], uri[3 * 4096 + 32], first[sizeof d->err];
+    struct stat sb;
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    snprintf(first, sizeof first, "%s", d->err);
+    if (stat(wal, &sb) || !sb.st_size) {
+      close_h(d, path);
+      immutable_uri(path, uri, sizeof uri);
+      if (!(ok = open_ro(d, uri, true, &v))) fail(d, "%s", first);
+    }
+  }
+  if (ok && v == DB_SCHEMA_VERSION) return d;
+  close_h(d, path);
+  if (ok) {                                     /* an older schema (or an empty file): upgraded, as a writer would */
+    Db *w = open_db(path, false, err, errn);
+    if (w || v == 0 || !access(path, W_OK)) {
+      free(d);
+      return w;                                 /* or NULL, with open_db's reason */
+    }
+    fail(d, "schema version %" PRId64 " is older than this tool's (%d), and the file cannot be written to upgrade"
+            " it: copy it where it can be written and open it once there (ptofuzz db stats --db=COPY)", v,
+         DB_SCHEMA_VERSION);
+  }
+  if (err && errn) snprintf(err, errn, "%s: %s", path, d->err);
+  free(d);
+  return NULL;
+}
+
+bool db_readonly(Db *d) {
+  const char *f = sqlite3_db_filename(d->h, "main");
+  if (!f || !*f) return false;                  /* in memory */
+  if (access(f, W_OK)) return true;
+  char dir[4096];
+  const char *slash = strrchr(f, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - f) + 1 : 1, slash ? f : ".");
+  return access(dir, W_OK) != 0;                /* a writer makes -wal and -shm beside it */
+}
 
 void db_close(Db *d) {
   if (!d) return;

@@ -36,6 +36,14 @@ Db *db_open(const char *path, char *err, size_t errn);
 /* The same for a file that must exist (reading commands: list, show, stats,
  * export, status): a missing file is an error, never created. */
 Db *db_open_existing(const char *path, char *err, size_t errn);
+/* For a command that only reads (db list, show, stats, export; report,
+ * dashboard; pto-check --db): the existing file opened read-only, so a file
+ * this process cannot write (a read-only file, directory or mount; a WAL file
+ * whose -shm cannot be made is read immutable) still reads. A file at an
+ * older schema version is upgraded first as db_open_existing does, which
+ * needs it writable (else an error that says how to upgrade a copy). */
+Db *db_open_read(const char *path, char *err, size_t errn);
+bool db_readonly(Db *d);                        /* d's file (or its directory) cannot be written by this process */
 void db_close(Db *d);                           /* NULL is fine */
 const char *db_errmsg(const Db *d);             /* the last error on d, or "" */
 int db_schema_version(Db *d);                   /* PRAGMA user_version, -1 on error */

@@ -18,11 +18,14 @@
 #include "orc.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <png.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #ifndef PTO_COMMIT
 #define PTO_COMMIT "unknown"
@@ -1422,6 +1425,31 @@ static void write_json(FILE *f, const Rep *r, const char *version) {
 
 /* ---- the command ---------------------------------------------------------------------------- */
 
+/* Output files appear whole or not at all: each is written to PATH.tmpPID
+ * beside it and renamed over PATH once closed without an error; a failed
+ * write (a full disk) removes the temporary file and leaves no PATH. */
+static FILE *open_tmp(const char *path, char *tmp, size_t n) {
+  snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
+  if (fd >= 0 && !f) close(fd), unlink(tmp);
+  return f;
+}
+
+/* Close f (opened by open_tmp) and rename it to path; false (tmp removed) on an error. */
+static bool commit_tmp(FILE *f, bool ok, const char *tmp, const char *path) {
+  ok = !ferror(f) && ok;
+  if (fclose(f)) ok = false;
+  if (ok && rename(tmp, path)) ok = false;
+  if (!ok) unlink(tmp);
+  return ok;
+}
+
+static void remove_pictures(Rep *r) {
+  for (int o = 0; o < r->nout; o++)
+    if (r->out[o].png && r->out[o].file[0]) unlink(r->out[o].file), r->out[o].file[0] = 0;
+}
+
 /* Markdown: each picture as OUTBASE-finding-ID-NAME.png beside the report. */
 static bool write_pictures(Rep *r, const char *out) {
   char dir[512] = ".";
@@ -1436,11 +1464,12 @@ static bool write_pictures(Rep *r, const char *out) {
       name[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ? *p : '-';
     name[n] = 0;
     snprintf(od->file, sizeof od->file, "%s/finding-%lld-%s.png", dir, (long long)r->f.id, name);
-    FILE *f = fopen(od->file, "wb");
-    bool ok = f && fwrite(od->png, 1, od->pnglen, f) == od->pnglen;
-    if (f && fclose(f)) ok = false;
-    if (!ok) {
-      fprintf(stderr, "ptofuzz: report: cannot write %s\n", od->file);
+    char tmp[sizeof od->file + 32];
+    FILE *f = open_tmp(od->file, tmp, sizeof tmp);
+    if (!f || !commit_tmp(f, fwrite(od->png, 1, od->pnglen, f) == od->pnglen, tmp, od->file)) {
+      fprintf(stderr, "ptofuzz: report: cannot write %s: %s\n", od->file, strerror(errno));
+      od->file[0] = 0;
+      remove_pictures(r);                       /* the ones written before: a report comes whole or not at all */
       return false;
     }
   }
@@ -1471,9 +1500,10 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
   r.db = d;
   int rc = tools_and_bundle(&r, o);
   if (!rc && o->format == REP_MD && !write_pictures(&r, o->out)) rc = 2;
-  FILE *f = rc ? NULL : o->out ? fopen(o->out, "w") : stdout;
+  char tmp[4096 + 32];
+  FILE *f = rc ? NULL : o->out ? open_tmp(o->out, tmp, sizeof tmp) : stdout;
   if (!rc && !f) {
-    fprintf(stderr, "ptofuzz: report: cannot write %s\n", o->out);
+    fprintf(stderr, "ptofuzz: report: cannot write %s: %s\n", o->out, strerror(errno));
     rc = 2;
   }
   if (f) {
@@ -1481,11 +1511,12 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
     if (o->format == REP_MD) write_md(f, &r, v);
     else if (o->format == REP_HTML) write_html(f, &r, v);
     else write_json(f, &r, v);
-    if (o->out ? fclose(f) != 0 : fflush(f) != 0 || ferror(f)) {
-      fprintf(stderr, "ptofuzz: report: cannot write %s\n", o->out ? o->out : "stdout");
+    if (o->out ? !commit_tmp(f, true, tmp, o->out) : fflush(f) != 0 || ferror(f)) {
+      fprintf(stderr, "ptofuzz: report: cannot write %s: %s\n", o->out ? o->out : "stdout", strerror(errno));
       rc = 2;
     }
   }
+  if (rc && o->format == REP_MD) remove_pictures(&r);   /* no report: no pictures of it left behind */
   for (int i = 0; i < r.nout; i++) free(r.out[i].png), free(r.out[i].grid);
   free(r.out);
   free(r.ir_diff);

@@ -81,6 +81,14 @@ wait "$pid"; rc=$?
 [ $rc = 143 ] && grep -q ' stopped=SIGTERM db=' "$T/tsum" &&
   [ "$(sqlite3 "$T/t.db" 'select kernels > 0 and ended is not null from campaign')" = 1 ]
 ok $? "campaign-6.4 SIGTERM: row ended, summary printed, exit 143 ($rc)"
+"$F" run --time=20 --seed=15 --jobs=2 --db="$T/h.db" --quiet > "$T/hsum" 2>/dev/null &
+pid=$!
+sleep 2
+kill -HUP "$pid"
+wait "$pid"; rc=$?
+[ $rc = 129 ] && grep -q ' stopped=SIGHUP db=' "$T/hsum" &&
+  [ "$(sqlite3 "$T/h.db" 'select kernels > 0 and ended is not null from campaign')" = 1 ]
+ok $? "campaign-6.6 SIGHUP (a closed terminal): row ended, summary printed, exit 129 ($rc)"
 [ "$(sqlite3 "$T/r1.db" 'select count(*) from testcase where statements is null or statements <= 0')" = 0 ] &&
   "$F" run --count=40 --seed=7 --bugs=odd-floor-half --db="$T/st.db" --quiet > /dev/null 2>&1 &&
   [ "$(sqlite3 "$T/st.db" 'select count(*) > 0 and min(statements) > 0 from testcase')" = 1 ]

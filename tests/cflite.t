@@ -4,8 +4,9 @@
 # LIB_FUZZING_ENGINE=-fsanitize=fuzzer, OUT, SRC, WORK, SANITIZER,
 # FUZZING_ENGINE, ARCHITECTURE): it builds ptofuzz_fuzzer with link-time
 # optimisation off, ships the dictionary, options and seed corpus, and the
-# target fuzzes for 3 seconds; with a defect on, its crash file imports as the
-# signature its abort printed. Skipped when clang cannot link libFuzzer.
+# target fuzzes for 3 seconds; with a defect on, its crash file names the
+# defect in its last line and imports, without --bugs, as the signature its
+# abort printed. Skipped when clang cannot link libFuzzer.
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
 if [ -n "$QUICK" ]; then   # it builds its own sanitized fuzzer: the plain build's run covers it
@@ -59,4 +60,8 @@ sig=$(sed -n "s/.*Assertion \`\(.*\)' failed\.\$/\1/p" "$T/bug.log" | head -n 1)
 ok $? "cflite-3.2 ptofuzz import signs the crash file with the signature the abort printed ($sig)"
 grep -q "fz_found_${sig%%|*}" "$T/bug.log"
 ok $? "cflite-3.3 the stack names the per-kind abort frame"
+tail -c 40 "$T/crashes/$crash" | grep -q '#ptofuzz-bugs=zero-valid-reject$' &&
+  env -u PTOFUZZ_BUGS "$F" import "$T/crashes/$crash" --db="$T/n.db" > "$T/imp2" 2>&1 &&
+  grep -q "^import: .* signatures=$sig" "$T/imp2" && [ "$(sqlite3 "$T/n.db" 'select defects from campaign')" = zero-valid-reject ]
+ok $? "cflite-3.4 the crash file's last line names its defects: import signs it without --bugs"
 plan

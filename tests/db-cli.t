@@ -123,8 +123,20 @@ ok $? "dbcli-5.4 pto-check takes the export: clean without the defect"
 ok $? "dbcli-5.5 pto-check --bugs=all: the export reproduces its defect"
 sed 's/^# flags: .*/# flags: --bugs=no-such-defect/' "$T/r.ptk" > "$T/bad.ptk"
 "$F" diff "$T/bad.ptk" > /dev/null 2> "$T/err"
-[ $? = 1 ] && grep -q 'bad.ptk:[0-9]*: error: # flags: unknown defect' "$T/err"
-ok $? "dbcli-5.6 a bad # flags line is an input error naming file and line"
+[ $? = 1 ] && grep -q 'bad.ptk:[0-9]*:[0-9]*: error\[E-FLAGS\]: # flags: unknown defect.* \[user\]$' "$T/err"
+ok $? "dbcli-5.6 a bad # flags line is an input error with code E-FLAGS, file, line and column"
+sed 's/^# seed: .*/# seed: 12x/' "$T/r.ptk" > "$T/bad2.ptk"
+"$F" diff "$T/bad2.ptk" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q 'bad2.ptk:[0-9]*:[0-9]*: error\[E-FLAGS\]: # seed: .12x. is not a decimal seed \[user\]$' "$T/err"
+ok $? "dbcli-5.7 a bad # seed line is E-FLAGS too"
+# reduce reads the same header: the export reduces without repeating its defects and seed
+"$F" reduce "$T/r.ptk" --max-calls=40 -o "$T/red.ptk" > /dev/null 2> "$T/err"
+[ $? = 0 ] && grep -q 'header: --bugs=odd-floor-half --seed=' "$T/err" &&
+  grep -q "signature $(q "$T/m.db" "select signature from finding where id = $id")" "$T/err"
+ok $? "dbcli-5.8 reduce FILE honours the export's # flags and # seed: the finding's signature, kept"
+"$F" reduce "$T/bad.ptk" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q 'error\[E-FLAGS\]' "$T/err"
+ok $? "dbcli-5.9 reduce refuses a bad # flags line as diff does (E-FLAGS)"
 
 # a version 1 file is upgraded on open and then merges
 q "$T/v1.db" "
@@ -153,6 +165,81 @@ ok $? "dbcli-6.2 a version 1 file is not merged before it is upgraded"
 "$F" db stats --db="$T/v1copy.db" > /dev/null && "$F" db merge "$T/v1copy.db" --db="$T/v1.db" > "$T/out" 2>&1 &&
   grep -q 'already_present=2' "$T/out" && [ "$(q "$T/v1.db" 'select hits from finding')" = 7 ]
 ok $? "dbcli-6.3 two upgraded copies of one file are recognised as the same campaigns"
+# older files whose version says less than they hold (steps numbered otherwise
+# by the tool that wrote them): a version 1 file that has campaign.uid, a
+# version 2 file with campaign_variant and no uid; each upgrades once opened
+q "$T/v1uid.db" "
+CREATE TABLE campaign(id INTEGER PRIMARY KEY, engine TEXT, seed INTEGER, policy TEXT, defects TEXT,
+  tool_version TEXT, started TEXT, ended TEXT, kernels INTEGER, seconds REAL, uid TEXT);
+CREATE TABLE finding(id INTEGER PRIMARY KEY, signature TEXT UNIQUE NOT NULL, kind TEXT, mode TEXT, code TEXT,
+  op TEXT, pass TEXT, pattern TEXT, summary TEXT, first_seen TEXT, last_seen TEXT, hits INTEGER,
+  status TEXT CHECK(status IN ('new','triaged','fixed','wontfix')) DEFAULT 'new', first_bad_pass TEXT);
+CREATE TABLE testcase(id INTEGER PRIMARY KEY, finding INTEGER REFERENCES finding(id),
+  campaign INTEGER REFERENCES campaign(id), kernel TEXT NOT NULL, reduced TEXT, seed INTEGER, variant TEXT,
+  flags TEXT, statements INTEGER);
+CREATE INDEX testcase_finding ON testcase(finding);
+INSERT INTO campaign VALUES (1, 'prng', 5, 'p', '', '0.1.0', '2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z', 100, 60, 'u-one');
+INSERT INTO campaign VALUES (2, 'prng', 6, 'p', '', '0.1.0', '2026-01-02T00:00:00.000Z', '2026-01-02T00:01:00.000Z', 50, 30, NULL);
+INSERT INTO finding(id, signature, kind, hits) VALUES (1, 'hang|up_down|R-DEADLOCK|tpop|-|-', 'hang', 7);
+INSERT INTO testcase(finding, campaign, kernel) VALUES (1, 1, 'kernel a() {}'), (1, 2, 'kernel b() {}');
+PRAGMA application_id = 1347702598; PRAGMA user_version = 1;"
+cp "$T/v1uid.db" "$T/v1uid0.db"
+"$F" db stats --db="$T/v1uid.db" > "$T/out" 2> "$T/err"
+[ $? = 0 ] && [ "$(q "$T/v1uid.db" 'pragma user_version')" = 4 ] && grep -q '^kernels 150$' "$T/out" &&
+  [ "$(q "$T/v1uid.db" "select group_concat(uid, ' ') from campaign where uid is not null")" = "u-one v1:prng:6:2026-01-02T00:00:00.000Z:0" ] &&
+  [ "$(q "$T/v1uid.db" 'select sum(hits) from sighting')" = 7 ]
+ok $? "dbcli-6.4 a version 1 file that already has campaign.uid upgrades (its uid kept, a missing one made)"
+"$F" db merge "$T/v1uid.db" --db="$T/v1.db" > "$T/out" 2>&1 && grep -q 'merged .*v1uid.db: campaigns=' "$T/out"
+ok $? "dbcli-6.5 the upgraded file merges"
+q "$T/v2cv.db" "
+CREATE TABLE campaign(id INTEGER PRIMARY KEY, engine TEXT, seed INTEGER, policy TEXT, defects TEXT,
+  tool_version TEXT, started TEXT, ended TEXT, kernels INTEGER, seconds REAL);
+CREATE TABLE finding(id INTEGER PRIMARY KEY, signature TEXT UNIQUE NOT NULL, kind TEXT, mode TEXT, code TEXT,
+  op TEXT, pass TEXT, pattern TEXT, summary TEXT, first_seen TEXT, last_seen TEXT, hits INTEGER,
+  status TEXT CHECK(status IN ('new','triaged','fixed','wontfix')) DEFAULT 'new', first_bad_pass TEXT);
+CREATE TABLE testcase(id INTEGER PRIMARY KEY, finding INTEGER REFERENCES finding(id),
+  campaign INTEGER REFERENCES campaign(id), kernel TEXT NOT NULL, reduced TEXT, seed INTEGER, variant TEXT,
+  flags TEXT, statements INTEGER);
+CREATE INDEX testcase_finding ON testcase(finding);
+CREATE TABLE campaign_variant(campaign INTEGER REFERENCES campaign(id), variant TEXT NOT NULL,
+  valid INTEGER, unsupported INTEGER, PRIMARY KEY(campaign, variant));
+INSERT INTO campaign VALUES (1, 'prng', 5, 'p', '', '0.1.0', '2026-01-01T00:00:00.000Z', NULL, 10, 6);
+INSERT INTO campaign_variant VALUES (1, 'up_down', 10, 3);
+PRAGMA application_id = 1347702598; PRAGMA user_version = 2;"
+"$F" db list --db="$T/v2cv.db" > /dev/null 2> "$T/err" && [ "$(q "$T/v2cv.db" 'pragma user_version')" = 4 ] &&
+  [ "$(q "$T/v2cv.db" "select count(*) from pragma_table_info('testcase') where name = 'kernel_index'")" = 1 ] &&
+  [ "$(q "$T/v2cv.db" 'select unsupported from campaign_variant')" = 3 ] && "$F" dashboard --db="$T/v2cv.db" -o "$T/dash2" > /dev/null 2>&1
+ok $? "dbcli-6.6 a version 2 file that has campaign_variant but no uid upgrades and reads"
+
+# a database this process cannot write: the reading commands read it; status says why it cannot
+mkdir -p "$T/ro" "$T/roout" && cp "$T/m.db" "$T/ro/m.db" && cp "$T/v1uid0.db" "$T/ro/old.db"
+chmod 444 "$T/ro/m.db" "$T/ro/old.db" && chmod 555 "$T/ro" && chmod 777 "$T/roout"
+if [ "$(id -u)" = 0 ]; then
+  chmod 711 "$T"                                # root ignores modes: run the commands as nobody
+  asro() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+else
+  asro() { "$@"; }
+fi
+rid=$(q "$T/m.db" 'select min(id) from finding')
+asro "$F" db list --db="$T/ro/m.db" > "$T/roout/list" 2> "$T/err" && asro "$F" db stats --db="$T/ro/m.db" > /dev/null 2>&1 &&
+  asro "$F" db show "$rid" --db="$T/ro/m.db" > /dev/null 2>&1 && asro "$F" db export "$rid" --db="$T/ro/m.db" > /dev/null 2>&1 &&
+  [ "$(grep -c '^[0-9]' "$T/roout/list")" = "$(q "$T/m.db" 'select count(*) from finding')" ]
+ok $? "dbcli-8.1 db list, stats, show and export read a read-only database"
+asro "$F" report "$rid" --db="$T/ro/m.db" -o "$T/roout/r.md" > /dev/null 2> "$T/err" && [ -s "$T/roout/r.md" ] &&
+  grep -q 'read-only: the test case is reported as it was found' "$T/err"
+ok $? "dbcli-8.2 report reads a read-only database (its test case as found: nowhere to store a reduction)"
+q "$T/m.db" "update finding set status = 'fixed' where id = $rid" && cp "$T/m.db" "$T/roout/fixed.db" && chmod 444 "$T/roout/fixed.db"
+asro "$B/bin/pto-check" --allow-empty --db="$T/roout/fixed.db" > "$T/out" 2> "$T/err" ; rc=$?
+grep -q "db finding $rid " "$T/out" && ! grep -q 'cannot open' "$T/err"
+ok $? "dbcli-8.3 pto-check --db reads a read-only database (rc $rc)"
+was=$(q "$T/ro/m.db" "select status from finding where id = $rid")
+asro "$F" db status "$rid" wontfix --db="$T/ro/m.db" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q 'readonly\|read-only' "$T/err" && [ "$(q "$T/ro/m.db" "select status from finding where id = $rid")" = "$was" ]
+ok $? "dbcli-8.4 db status on a read-only database: exit 1, the reason, nothing changed"
+asro "$F" db list --db="$T/ro/old.db" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q 'older than this tool.*copy it where it can be written' "$T/err"
+ok $? "dbcli-8.5 an older schema that cannot be written: exit 1, how to upgrade a copy"
+chmod 755 "$T/ro"
 # clusters: two defects, each giving one signature per split mode
 C="$T/c.db"
 "$F" run --count=150 --seed=7 --bugs=slice-halve-args,subblock-outside-zero --db="$C" --quiet > /dev/null 2>&1

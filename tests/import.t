@@ -76,9 +76,38 @@ PTOFUZZ_BUGS=$BUGS "$F" import "$T/crashes" --db="$T/i.db" --engine=libfuzzer > 
   [ "$(sqlite3 "$T/i.db" 'select sum(hits) from finding;')" = "$((2 * $(cat "$T"/in/*.sigs | wc -l)))" ] &&
   [ "$(sqlite3 "$T/i.db" 'select engine from campaign where id = 2;')" = libfuzzer ]
 ok $? "import-3.2 PTOFUZZ_BUGS and --engine=libfuzzer; a second import counts its hits again"
-"$F" import "$T/in/in1" --db="$T/c.db" > "$T/clean" 2>&1 && grep -q '^import: .* no finding$' "$T/clean" &&
+"$F" import "$T/in/in1" --bugs=none --db="$T/c.db" > "$T/clean" 2>&1 && grep -q '^import: .* no finding$' "$T/clean" &&
   [ "$(sqlite3 "$T/c.db" 'select count(*) from finding;')" = 0 ]
-ok $? "import-3.3 without defects an input gives no finding"
+ok $? "import-3.3 with --bugs=none (said to be clean) an input gives no finding"
+
+# Defects in crash files: a last line #ptofuzz-bugs=LIST names them; a file
+# that names none and gives no finding without defects is refused, not taken
+# for "no finding"
+D=corpus/bytes/defect-odd-floor-half
+want=$("$F" import "$D" --bugs=odd-floor-half --db="$T/w.db" | sed -n 's/^import: [^ ]* signatures=//p')
+mkdir -p "$T/named"
+{ cat "$D"; printf '#ptofuzz-bugs=odd-floor-half\n'; } > "$T/named/crash-a"
+{ cat corpus/bytes/defect-store-axis-swap; printf '#ptofuzz-bugs=store-axis-swap\n'; } > "$T/named/crash-b"
+env -u PTOFUZZ_BUGS "$F" import "$T/named/crash-a" --db="$T/n.db" > "$T/out" 2>&1
+[ $? = 0 ] && [ -n "$want" ] && grep -q "^import: $T/named/crash-a signatures=$want\$" "$T/out" &&
+  [ "$(sqlite3 "$T/n.db" "select defects || ' ' || kernels from campaign")" = "odd-floor-half 1" ] &&
+  [ "$(sqlite3 "$T/n.db" "select count(*) from testcase where flags like '--bugs=odd-floor-half %'")" -ge 1 ]
+ok $? "import-5.1 a crash file naming its defects is signed with them, without --bugs (${want:-none})"
+env -u PTOFUZZ_BUGS "$S" < "$T/named/crash-a" > /dev/null 2> "$T/err"
+[ $? = 134 ] && grep -q "Assertion \`$want' failed" "$T/err"
+ok $? "import-5.2 the fuzz target checks a file naming its defects with them (no PTOFUZZ_BUGS)"
+env -u PTOFUZZ_BUGS "$F" import "$D" --db="$T/u.db" > "$T/out" 2> "$T/err"
+[ $? = 1 ] && grep -q "^$D: error\[E-IMPORT-DEFECTS\]: .*--bugs=LIST.* \[user\]\$" "$T/err" &&
+  [ "$(sqlite3 "$T/u.db" 'select count(*) from finding')" = 0 ] && [ "$(sqlite3 "$T/u.db" 'select count(*) from campaign')" = 0 ]
+ok $? "import-5.3 a file that names no defects and gives no finding without them: E-IMPORT-DEFECTS, exit 1, nothing recorded"
+env -u PTOFUZZ_BUGS "$F" import "$T/named" --db="$T/two.db" > "$T/out" 2>&1 &&
+  [ "$(sqlite3 "$T/two.db" "select group_concat(defects || ':' || kernels, ' ') from campaign")" = "odd-floor-half:1 store-axis-swap:1" ]
+ok $? "import-5.4 files naming different defects: a campaign row for each set"
+{ cat "$D"; printf '#ptofuzz-bugs=no-such-defect\n'; } > "$T/badname"
+"$F" import "$T/badname" --db="$T/b.db" > /dev/null 2> "$T/err"
+[ $? = 1 ] && grep -q "error\[E-IMPORT-DEFECTS\]: .*unknown defect 'no-such-defect'" "$T/err"
+ok $? "import-5.5 a line naming an unknown defect: E-IMPORT-DEFECTS, exit 1"
+
 
 "$F" import "$T/in" --engine=honggfuzz --db="$T/x.db" > /dev/null 2> "$T/e1"
 [ $? = 1 ] && grep -q -- '--engine=honggfuzz' "$T/e1"

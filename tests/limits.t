@@ -114,6 +114,6 @@ ok $? "limits-7.1 bench scale: one line per kind, size and phase, every result o
 ok $? "limits-7.2 bench scale with an unknown kind is a usage error"
 "$B/bin/ptofuzz" run --count=1 --policy=/dev/zero --db="$T/pz.db" > /dev/null 2> "$T/err"
 rc=$?
-[ $rc = 1 ] && grep -q '^ptofuzz: /dev/zero: larger than 1048576 bytes: not a policy file' "$T/err"
+[ $rc = 1 ] && grep -q '^ptofuzz: /dev/zero: error\[E-POLICY\]: larger than 1048576 bytes: not a policy file' "$T/err"
 ok $? "limits-8.1 a policy read from /dev/zero is refused after 1 MiB (exit $rc: $(head -c 100 "$T/err"))"
 plan

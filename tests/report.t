@@ -119,4 +119,21 @@ ok $? "report-5.2 an unknown finding exits 1"
 "$F" report "$ID" --db="$DB" --format=pdf >/dev/null 2>&1
 [ $? = 1 ]
 ok $? "report-5.3 an unknown format is a usage error"
+
+# a full disk: no report, no picture, no temporary file left behind (a tiny
+# tmpfs filled up where one can be mounted, else a file size limit of 0)
+mkdir -p "$T/full"
+if mount -t tmpfs -o size=64k tmpfs "$T/full" 2> /dev/null; then
+  head -c 1048576 /dev/zero > "$T/full/filler" 2> /dev/null
+  how="a full tmpfs"
+  "$F" report "$ID" --db="$DB" --reduce=0 -o "$T/full/r.md" > /dev/null 2> "$T/fullerr"; rc=$?
+  left=$(ls "$T/full" | grep -v '^filler$' | tr '\n' ' ')
+  umount "$T/full"
+else
+  how="ulimit -f 0"
+  (trap '' XFSZ; ulimit -f 0; "$F" report "$ID" --db="$DB" --reduce=0 -o "$T/full/r.md") > /dev/null 2> "$T/fullerr"; rc=$?
+  left=$(ls "$T/full" | tr '\n' ' ')
+fi
+[ "$rc" = 2 ] && [ -z "$left" ] && grep -q 'cannot write .*full/' "$T/fullerr"
+ok $? "report-8.1 report on a full disk ($how): exit 2, the reason, no file left (${left:-none})"
 plan

@@ -217,13 +217,14 @@ int main(void) {
     static const struct {
       const char *id, *text, *want;
     } bad[] = {
-        {"gen-3.3", "# a policy\np_f16 = 0.2\n\np_bogus = 3\n", ":4: unknown key 'p_bogus'"},
-        {"gen-3.4", "p_f16 = abc\n", ":1: 'p_f16' takes a number"},
-        {"gen-3.5", "p_f16 = 0.1\np_i32 = 1.5\n", ":2: 'p_i32' is a probability"},
-        {"gen-3.6", "max_rows = 0\n", ":1: 'max_rows' must be in"},
-        {"gen-3.7", "max_rows 12\n", ":1: expected 'key = value'"},
-        {"gen-3.8", "max_rows = 12x\n", ":1: 'max_rows' takes an integer"},
-        {"gen-3.9", "loop_trips_min = 5\nloop_trips_max = 3\n", ":2: loop_trips_min (5) is larger than loop_trips_max (3)"},
+        {"gen-3.3", "# a policy\np_f16 = 0.2\n\np_bogus = 3\n", ":4: error[E-POLICY]: unknown key 'p_bogus'"},
+        {"gen-3.4", "p_f16 = abc\n", ":1: error[E-POLICY]: 'p_f16' takes a number"},
+        {"gen-3.5", "p_f16 = 0.1\np_i32 = 1.5\n", ":2: error[E-POLICY]: 'p_i32' is a probability"},
+        {"gen-3.6", "max_rows = 0\n", ":1: error[E-POLICY]: 'max_rows' must be in"},
+        {"gen-3.7", "max_rows 12\n", ":1: error[E-POLICY]: expected 'key = value'"},
+        {"gen-3.8", "max_rows = 12x\n", ":1: error[E-POLICY]: 'max_rows' takes an integer"},
+        {"gen-3.9", "loop_trips_min = 5\nloop_trips_max = 3\n", ":2: error[E-POLICY]: loop_trips_min (5) is larger than loop_trips_max (3)"},
+        {"gen-3.14", "p_f16 = 0.2\n# again\np_f16 = 0.3\n", ":3: error[E-POLICY]: duplicate key 'p_f16' (first given on line 1) [user]"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
       path = tmp_policy(bad[i].text);
@@ -241,7 +242,7 @@ int main(void) {
     ok = fz_policy_parse(&q, "inline", "  # only comments\n\n\t\n   p_f16=0.5   # trailing\r\n", err, sizeof err);
     tap_ok(&t, ok && q.p_f16 == 0.5, "gen-3.10", "comments, blank lines, CRLF and spacing are accepted");
     ok = fz_policy_load(&q, "/nonexistent/policy.txt", err, sizeof err);
-    tap_ok(&t, !ok && strstr(err, "/nonexistent/policy.txt: cannot open"), "gen-3.11", "a missing file: %s", err);
+    tap_ok(&t, !ok && strstr(err, "/nonexistent/policy.txt: error[E-IO]: cannot open"), "gen-3.11", "a missing file: %s", err);
 
     /* the policy steers generation */
     FzPolicy e = pol;
