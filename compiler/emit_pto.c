@@ -192,7 +192,7 @@ static const char *tty(E *e, Space sp, Dtype dt, int R, int C) {
 /* A view's type: its parent's with the window's shape; each valid extent is
  * static when ptoas can fold its operand to a constant (as pto.subview infers it). */
 static const char *view_of(E *e, const char *parent, int R, int C, const char *vr, const char *vc) {
-  int64_t a, b;
+  int64_t a = 0, b = 0;
   bool ka = isconst(e, vr, &a), kb = isconst(e, vc, &b);
   const char *q = strstr(parent, "rows="), *l = strstr(parent, ", blayout=");
   ASSERT(q && l);
