@@ -112,6 +112,7 @@ size_t fz_input_name_bugs(uint8_t *data, size_t body, size_t cap, uint32_t bugs)
   I(w_c2v, 3, 0, 100, "weight: matmul on the cube, result used by vector ops (C2V)")                  \
   I(w_v2c, 2, 0, 100, "weight: vector results fed to a matmul (V2C)")                                 \
   P(p_v2c_partial, 0.2, "a V2C operand's valid rows end inside lane 0's half (lane 1's part empty)")  \
+  P(p_v2c_across_loop, 0.15, "a V2C operand moved to mat is read in a loop that moves to the cube and after it") \
   I(w_both, 2, 0, 100, "weight: cube -> vector -> cube -> vector")                                    \
   I(w_softmax, 6, 0, 100, "weight: online-softmax step (needs p_break_left_right)")                   \
   I(w_loop, 2, 0, 100, "weight: loop carrying transfers and accumulators")                            \
@@ -141,6 +142,7 @@ size_t fz_input_name_bugs(uint8_t *data, size_t body, size_t cap, uint32_t bugs)
   /* transfers and loops */                                                                            \
   P(p_loop_wrap, 0.2, "a vector or C2V block runs inside a loop")                                     \
   P(p_loop_step, 0.2, "a loop has a nonzero start or a step of 2")                                    \
+  P(p_loop_ragged, 0.5, "a loop with a step of 2 ends before its last step is whole")                 \
   I(loop_trips_min, 2, 1, 64, "fewest loop iterations")                                               \
   I(loop_trips_max, 4, 1, 64, "most loop iterations")                                                 \
   P(p_both_in_loop, 0.5, "a transfer loop goes both ways (V2C back into a matmul)")                   \

@@ -405,6 +405,7 @@ static FzBody *open_loop(Gen *g, bool stride, int lo, int trips, int step) {
   s->lo = lo;
   s->step = step;
   s->hi = lo + trips * step;
+  if (step > 1 && ch(g, g->p->p_loop_ragged)) s->hi -= below(g, step);   /* still `trips` iterations */
   FzBody *outer = g->out;
   open_block(g, s);
   g->loop[g->nloop++] = (Loop){s->iv, lo, step, trips, stride};
@@ -1017,6 +1018,7 @@ static Val expand(Gen *g, Val x) {
 }
 
 static Val vexpr(Gen *g, int dt, int R, int C, int d);
+static Val v_move(Gen *g, Val x, int sp);
 
 /* One random vector step applied to x (shape kept). */
 static Val vstep(Gen *g, Val x) {
@@ -1401,6 +1403,17 @@ static void blk_v2c(Gen *g) {
     if (kv < x.vc[0]) y = rhs_load(g, rdt, K, N, tb, x.vc[0], false);
   } else {
     y = rhs_load(g, rdt, K, N, tb, x.vc[0], false);
+  }
+  if (!g->nloop && !g->region && ch(g, g->p->p_v2c_across_loop)) {
+    /* x's cube copy read in a loop that moves to the cube itself and after
+     * it: the loop's frees would release its pipe slot first */
+    y = named(g, y);                            /* one copy of the operand, not three */
+    Val m = bind(g, v_move(g, x, FZ_MAT), "m");
+    FzBody *outer = open_loop(g, true, 0, rng(g, 2, 3), 1);
+    Val x2 = bind(g, v_load(g, rdt, M, K, FZ_VEC, x.vr[0], x.vc[0], 0), "x");
+    store(g, v_bin(g, FZ_OP_add, v_mm(g, NULL, x2, y, tb), v_mm(g, NULL, m, y, tb)));
+    close_loop(g, outer);
+    x = m;
   }
   Val c = bind(g, v_mm(g, NULL, x, y, tb), "c");
   if (ch(g, 0.5)) {
