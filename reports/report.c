@@ -14,10 +14,12 @@
  * build named, whether the finding reproduces there. Nothing here writes the
  * database. */
 #include "rep.h"
+#include "cli.h"
 
 #include "orc.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <png.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1472,10 +1474,7 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
   int rc = tools_and_bundle(&r, o);
   if (!rc && o->format == REP_MD && !write_pictures(&r, o->out)) rc = 2;
   FILE *f = rc ? NULL : o->out ? fopen(o->out, "w") : stdout;
-  if (!rc && !f) {
-    fprintf(stderr, "ptofuzz: report: cannot write %s\n", o->out);
-    rc = 2;
-  }
+  if (!rc && !f) rc = ir_cli_error("ptofuzz report", "-o %s: cannot open it: %s", o->out, strerror(errno));   /* exit 1 */
   if (f) {
     const char *v = o->version ? o->version : "?";
     if (o->format == REP_MD) write_md(f, &r, v);
