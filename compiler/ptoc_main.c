@@ -8,13 +8,9 @@
 #include <string.h>
 
 static const IrOpt opts[] = {
-    {"--split", "none|up_down|left_right", "the kernel's split()", "the split mode to compile for"},
-    {"--target", "a2a3|a5", "the kernel's target()", "the target to compile for"},
-    {"--unroll", "auto|off", "auto", "off: keep every loop rolled"},
+    IR_COMP_OPTS,
     {"--print-after", "PASS|all", "none: print nothing", "print the IR after PASS (all: after every pass)"},
     {"--stop-after", "PASS", "run every pass", "stop the pipeline after PASS"},
-    {"--bugs", "LIST|all", "$PTOFUZZ_BUGS, else none", "switch injected defects on (docs/defects.md)"},
-    {"--allow-mixed-modes", NULL, NULL, "accept two split modes in one kernel"},
     {"--emit", "ptk|pto|pypto", "ptk", "pto: PTO-AS for ptoas; pypto: a PyPTO program for the split and target"},
     {"--pypto", "DIR", "$PYPTO, else b25b25a4a's features", "the PyPTO tree whose features --emit=pypto may use"},
     {NULL, NULL, NULL, NULL},

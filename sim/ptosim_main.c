@@ -13,12 +13,8 @@
 
 static const IrOpt opts[] = {
     {"--reference", NULL, NULL, "run the golden reference (the kernel's semantics)"},
-    {"--split", "none|up_down|left_right", "the kernel's split()", "run the variant compiled for this split"},
-    {"--target", "a2a3|a5", "the kernel's target()", "run the variant compiled for this target"},
-    {"--unroll", "auto|off", "auto", "the compiled variant's loop unrolling"},
-    {"--allow-mixed-modes", NULL, NULL, "accept two split modes in one kernel"},
+    IR_COMP_OPTS,                               /* any of them: a compiled variant */
     {"--stop-after", "PASS", "every pass", "run the program of the level after PASS"},
-    {"--bugs", "LIST|all", "$PTOFUZZ_BUGS, else none", "switch injected defects on in the compiler"},
     {"--seed", "N", "0", "the input seed: the input tensors' values"},
     {"--schedule", "rr|random:N", "rr", "the machine's task schedule: round-robin, or seeded random (N >= 1)"},
     {"--dump", NULL, NULL, "print every output element too (canaries as canary)"},
