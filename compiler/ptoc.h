@@ -471,6 +471,13 @@ Kernel *ir_front(Comp *c);
 Kernel *pass_pipeline_from(Comp *c, const Kernel *front, const PipeOpts *o);
 /* Parse one compile flag (--split= --target= --unroll= --allow-mixed-modes). */
 bool ir_comp_flag(CompOpts *o, const char *arg);
+/* ir_comp_flag's options and --bugs as rows of a tool's option table (cli.h's IrOpt). */
+#define IR_COMP_OPTS                                                                                   \
+  {"--split", "none|up_down|left_right", "the kernel's split()", "the split mode to compile for"},     \
+      {"--target", "a2a3|a5", "the kernel's target()", "the target to compile for"},                   \
+      {"--unroll", "auto|off", "auto", "off: keep every loop rolled"},                                 \
+      {"--allow-mixed-modes", NULL, NULL, "accept two split modes in one kernel"},                     \
+      {"--bugs", "LIST|all", "$PTOFUZZ_BUGS, else none", "switch injected defects on (docs/defects.md)"}
 /* The defects of --bugs=LIST, else of PTOFUZZ_BUGS; false (message printed, prefixed by tool) on an unknown name. */
 bool ir_bugs_option(const char *tool, const char *list, uint32_t *bugs);
 

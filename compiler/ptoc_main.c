@@ -1,27 +1,34 @@
 /* ptoc_main.c — the ptoc command: FILE -> diagnostics, or the IR printed
  * after the requested pass. Exit 0 ok, 1 usage or kernel error. */
 #include "ptoc.h"
+#include "cli.h"
 #include "pto_version.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The usage text: on stderr for a usage error (exit 1), on stdout for --help (exit 0). */
-static int usage_to(FILE *f, int rc) {
-  fputs("usage: ptoc FILE [--split=none|up_down|left_right] [--target=a2a3|a5] [--unroll=auto|off]\n"
-        "            [--print-after=PASS|all] [--stop-after=PASS] [--bugs=LIST|all] [--allow-mixed-modes]\n"
-        "            [--emit=ptk|pto|pypto] [--pypto=DIR]\n"
-        "              pto: the lowered program as PTO-AS text for ptoas\n"
-        "              pypto: the kernel (front end only, no split applied) as a PyPTO program for the\n"
-        "                     split and target asked for; DIR (else $PYPTO) is the PyPTO tree whose\n"
-        "                     features it may use (default: b25b25a4a's, no optional ones)\n"
-        "       ptoc --help | --version\n"
-        "passes:", f);
+static const IrOpt opts[] = {
+    IR_COMP_OPTS,
+    {"--print-after", "PASS|all", "none: print nothing", "print the IR after PASS (all: after every pass)"},
+    {"--stop-after", "PASS", "run every pass", "stop the pipeline after PASS"},
+    {"--emit", "ptk|pto|pypto", "ptk", "pto: PTO-AS for ptoas; pypto: a PyPTO program for the split and target"},
+    {"--pypto", "DIR", "$PYPTO, else b25b25a4a's features", "the PyPTO tree whose features --emit=pypto may use"},
+    {NULL, NULL, NULL, NULL},
+};
+static const IrCmd cmd = {
+    "ptoc", "ptoc FILE [OPTION...]",
+    "Compiles the kernel FILE (.ptk) through the passes below; prints the IR\n"
+    "after a pass (--print-after), or the lowered program (--emit=pto|pypto).",
+    opts,
+    "0  the kernel compiled\n"
+    "1  a usage error (E-USAGE) or a kernel error (coded diagnostics on stderr)",
+};
+
+static void passes(FILE *f) {
+  fputs("passes:", f);
   for (int i = 0; ir_pass_names[i]; i++) fprintf(f, " %s", ir_pass_names[i]);
   fputc('\n', f);
-  return rc;
 }
-static int usage(void) { return usage_to(stderr, 1); }
 
 static bool known_pass(const char *p, bool all_ok) {
   if (all_ok && !strcmp(p, "all")) return true;
@@ -30,7 +37,7 @@ static bool known_pass(const char *p, bool all_ok) {
   return false;
 }
 
-int main(int argc, char **argv) {
+static int ptoc(int argc, char **argv) {
   const char *file = NULL;
   PipeOpts o = {.out = stdout};
   CompOpts co = {.split = -1, .target = -1};
@@ -39,8 +46,8 @@ int main(int argc, char **argv) {
   const char *pypto_dir = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage_to(stdout, 0);
-    if (!strcmp(a, "--version")) return printf("ptoc %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
+    if (ir_cli_is_help(a)) return ir_cli_help(stdout, &cmd), passes(stdout), 0;
+    if (ir_cli_is_version(a)) return printf("ptoc %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
     if (ir_comp_flag(&co, a)) continue;
     if (!strncmp(a, "--bugs=", 7)) bugs = a + 7;
     else if (!strcmp(a, "--emit=pto")) pto = true, pypto = false;
@@ -49,15 +56,10 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--pypto=", 8) && a[8]) pypto_dir = a + 8;
     else if (!strncmp(a, "--print-after=", 14) && known_pass(a + 14, true)) o.print_after = a + 14;
     else if (!strncmp(a, "--stop-after=", 13) && known_pass(a + 13, false)) o.stop_after = a + 13;
-    else if (a[0] == '-' || file) {
-      fprintf(stderr, "ptoc: unknown or repeated argument '%s'\n", a);
-      return usage();
-    } else file = a;
+    else if (a[0] == '-' || file) return ir_cli_fail(&cmd, "unknown or repeated argument '%s'", a), passes(stderr), 1;
+    else file = a;
   }
-  if (!file) {
-    fputs("ptoc: no kernel FILE given\n", stderr);
-    return usage();
-  }
+  if (!file) return ir_cli_fail(&cmd, "no kernel FILE given"), passes(stderr), 1;
   if (!ir_bugs_option("ptoc", bugs, &co.bugs)) return 1;
   Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {
@@ -101,4 +103,11 @@ int main(int argc, char **argv) {
   if (!k) ir_diag_print(stderr, &c.src, &c.diag);
   ir_arena_free(c.A);
   return k ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  char **args = ir_cli_args(&argc, argv, opts);   /* `--opt value` as `--opt=value` */
+  int rc = ptoc(argc, args);
+  ir_cli_free(args, argc);
+  return rc;
 }

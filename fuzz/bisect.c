@@ -215,12 +215,12 @@ int fz_bisect(int argc, char **argv) {
     else if (!strncmp(argv[i], "--db=", 5)) dbpath = argv[i] + 5;
     else if (!strncmp(argv[i], "--jobs=", 7) && (jobs = atoi(argv[i] + 7)) >= 1 && jobs <= 256) {
     } else if (argv[i][0] == '-' || what) {
-      fprintf(stderr, "ptofuzz: bisect: unexpected argument '%s'\n", argv[i]);
+      ir_cli_error("ptofuzz bisect", "unexpected argument '%s'", argv[i]);
       return -1;
     } else what = argv[i];
   }
   if (!what || !list || !*list) {
-    fprintf(stderr, "ptofuzz: bisect: %s\n", !what ? "no finding ID or FILE given" : "no --toolchains=A,B,... given");
+    ir_cli_error("ptofuzz bisect", "%s", !what ? "no finding ID or FILE given" : "no --toolchains=A,B,... given");
     return -1;
   }
   char why[600];
@@ -293,12 +293,12 @@ int fz_recheck(int argc, char **argv) {
     else if (!strncmp(argv[i], "--db=", 5)) dbpath = argv[i] + 5;
     else if (!strncmp(argv[i], "--jobs=", 7) && (jobs = atoi(argv[i] + 7)) >= 1 && jobs <= 256) {
     } else {
-      fprintf(stderr, "ptofuzz: db recheck: unexpected argument '%s'\n", argv[i]);
+      ir_cli_error("ptofuzz db recheck", "unexpected argument '%s'", argv[i]);
       return -1;
     }
   }
   if (!spec || !*spec) {
-    fputs("ptofuzz: db recheck: no --toolchain=X given\n", stderr);
+    ir_cli_error("ptofuzz db recheck", "no --toolchain=X given");
     return -1;
   }
   char why[600], err[512];

@@ -409,6 +409,8 @@ typedef struct {
   sigset_t oldmask;                             /* the mask to restore in workers */
   int stop_sig;                                 /* the signal that stopped the run, 0 none */
   char dberr[320];                              /* the first finding not stored: the reason; "" none */
+  bool arterr;                                  /* ... it was its --artifacts file that could not be written */
+  bool tty;                                     /* stderr is a terminal: the progress line is redrawn in place */
   int64_t *fresh;                               /* findings new to the database, in commit order */
   int nfresh, capfresh;
 } Parent;
@@ -450,6 +452,29 @@ static void store_cluster(Db *db, int64_t id) {
   db_info_free(&f);
 }
 
+/* A finding new to the database: `NEW finding ID SIGNATURE` on stderr (not
+ * with --quiet), and with --artifacts its reproducer, as `db export` writes
+ * it, in DIR/finding-ID.ptk; false (the reason in p->dberr) when that file
+ * cannot be written. */
+static bool announce(Parent *p, int64_t id, const char *sig) {
+  if (!p->o->quiet) {
+    fprintf(stderr, "%sNEW finding %lld %s\n", p->tty ? "\r\033[K" : "", (long long)id, sig);
+    fflush(stderr);
+  }
+  if (!p->o->artifacts) return true;
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/finding-%lld.ptk", p->o->artifacts, (long long)id);
+  errno = 0;
+  FILE *f = fopen(path, "w");
+  bool ok = f && db_cmd_export(p->db, id, f) == 0;
+  if (f && fclose(f)) ok = false;
+  if (!ok) {
+    snprintf(p->dberr, sizeof p->dberr, "writing %s: %s", path, errno ? strerror(errno) : "the export failed");
+    p->arterr = true;
+  }
+  return ok;
+}
+
 /* Store one finding; false (the reason in p->dberr) when it cannot be. */
 static bool record(Parent *p, const Msg *m) {
   char err[256];
@@ -478,7 +503,7 @@ static bool record(Parent *p, const Msg *m) {
     }
     p->fresh[p->nfresh++] = id;
   }
-  return true;
+  return !is_new || announce(p, id, m->s[0]);
 }
 
 /* Commit, in kernel order, every finding of a kernel below `frontier`; after a
@@ -621,30 +646,56 @@ static int64_t kernels_done(const Shared *sh, int nm, int nr, int nw, int64_t *v
   return k;
 }
 
-static void status(const Shared *sh, int jobs, double elapsed, int unique, bool final, FILE *f) {
-  int64_t k = 0, valid = 0, fnd = 0, un[ORC_NVARIANT] = {0};
-  for (int w = 0; w < jobs; w++) {
-    k += sh[w].kernels, valid += sh[w].valid, fnd += sh[w].findings;
-    for (int v = 0; v < ORC_NVARIANT; v++) un[v] += sh[w].unsup[v];
+/* A duration: 12s, 3m05s or 1h02m. */
+static void span(char *b, size_t n, double secs) {
+  long t = secs < 0 ? 0 : (long)(secs + 0.5);
+  if (t < 60) snprintf(b, n, "%lds", t);
+  else if (t < 3600) snprintf(b, n, "%ldm%02lds", t / 60, t % 60);
+  else snprintf(b, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+}
+
+enum { PROGRESS_COLS = 79 };                    /* the progress line never wraps an 80-column terminal */
+
+/* The progress line on stderr: elapsed time, kernels, kernels per second, the
+ * time left (while running: --count's at the present rate, else --time's),
+ * then tail, cut to PROGRESS_COLS. On a terminal it is redrawn in place and
+ * the final one ends the line; elsewhere each is a line of its own. */
+static void progress_line(const Parent *p, int64_t k, double elapsed, const char *tail, bool final) {
+  const FzRunOpts *o = p->o;
+  double rate = elapsed > 0 ? (double)k / elapsed : 0;
+  char el[16], left[16], eta[24] = "";
+  span(el, sizeof el, elapsed);
+  double rest = o->count > 0 ? (rate > 0 ? (double)(o->count - k) / rate : -1) : (o->seconds > 0 ? o->seconds : 60) - elapsed;
+  if (!final && rest >= 0) {
+    span(left, sizeof left, rest);
+    snprintf(eta, sizeof eta, " eta %s", left);
   }
-  double vs = valid ? (double)valid : 1.0;
-  fprintf(f, "%skernels=%lld kernels/s=%.0f valid=%.4f findings=%lld unique=%d unsupported: %s=%.2f %s=%.2f %s=%.2f %s=%.2f%s",
-          isatty(fileno(f)) && !final ? "\r" : "", (long long)k, elapsed > 0 ? k / elapsed : 0.0,
-          k ? (double)valid / k : 0.0, (long long)fnd, unique, orc_variants[0], un[0] / vs, orc_variants[1], un[1] / vs,
-          orc_variants[2], un[2] / vs, orc_variants[3], un[3] / vs, isatty(fileno(f)) && !final ? "" : "\n");
-  fflush(f);
+  char line[256];
+  int n = snprintf(line, sizeof line, "%s %lld kernels %.*f/s%s%s", el, (long long)k, rate < 10 ? 2 : 0, rate, eta, tail);
+  if (n >= PROGRESS_COLS) line[PROGRESS_COLS] = 0;
+  fprintf(stderr, "%s%s%s%s", p->tty ? "\r" : "", line, p->tty ? "\033[K" : "", !p->tty || final ? "\n" : "");
+  fflush(stderr);
+}
+
+/* The model workers' progress (slots 0..jobs-1). */
+static void status(const Parent *p, const Shared *sh, int jobs, double elapsed, bool final) {
+  int64_t k = 0, valid = 0, fnd = 0;
+  for (int w = 0; w < jobs; w++) k += sh[w].kernels, valid += sh[w].valid, fnd += sh[w].findings;
+  char tail[128];
+  snprintf(tail, sizeof tail, " valid=%.4f findings=%lld unique=%d", k ? (double)valid / (double)k : 0.0, (long long)fnd,
+           p->nseen);
+  progress_line(p, k, elapsed, tail, final);
 }
 
 /* The progress of the PyPTO workers (slots from..to-1) when no model worker prints one. */
-static void status_py(const Shared *sh, int from, int to, double elapsed, int unique, bool final, FILE *f) {
+static void status_py(const Parent *p, const Shared *sh, int from, int to, double elapsed, bool final) {
   int64_t k = 0, c = 0, r = 0, e = 0, fnd = 0;
   for (int w = from; w < to; w++)
     k += sh[w].py_kernels, c += sh[w].py_checks, r += sh[w].py_ran, e += sh[w].py_errors, fnd += sh[w].findings;
-  bool tty = isatty(fileno(f)) && !final;
-  fprintf(f, "%spypto: kernels=%lld kernels/s=%.2f programs=%lld runs=%lld tool_errors=%lld findings=%lld unique=%d%s",
-          tty ? "\r" : "", (long long)k, elapsed > 0 ? k / elapsed : 0.0, (long long)c, (long long)r, (long long)e,
-          (long long)fnd, unique, tty ? "" : "\n");
-  fflush(f);
+  char tail[160];
+  snprintf(tail, sizeof tail, " pypto programs=%lld runs=%lld errors=%lld findings=%lld unique=%d", (long long)c,
+           (long long)r, (long long)e, (long long)fnd, p->nseen);
+  progress_line(p, k, elapsed, tail, final);
 }
 
 /* The refused share of each variant over the kernels with a compile claim,
@@ -737,7 +788,7 @@ int fz_run(const FzRunOpts *o) {
   snprintf(engine, sizeof engine, "prng%s%s%s%.12s", backend & FZ_MODEL && backend != FZ_MODEL ? "+model" : "",
            backend & FZ_PTOAS ? "+ptoas" : "", backend & FZ_PYPTO ? "+pypto:" : "", backend & FZ_PYPTO ? pb.commit : "");
   DbCampaign dc = {engine, poltext, names, PTOFUZZ_VERSION "+" PTO_COMMIT, o->seed, NULL};
-  Parent p = {.o = o, .pol = &pol, .db = db};
+  Parent p = {.o = o, .pol = &pol, .db = db, .tty = isatty(2)};
   p.campaign = db_campaign_begin(db, &dc);
   free(poltext);
   if (p.campaign < 0) {
@@ -847,19 +898,17 @@ int fz_run(const FzRunOpts *o) {
         snprintf(p.dberr, sizeof p.dberr, "checkpointing the campaign: %s", db_errmsg(db));
       checkpoint = t;
     }
-    if (!o->quiet && t - last >= 1.0 && nm) {
-      status(sh, nm, t - t0, p.nseen, false, stderr);
-      last = t;
-    } else if (!o->quiet && t - last >= (isatty(2) ? 1.0 : 30.0) && npy) {
-      status_py(sh, nm + nr, nw, t - t0, p.nseen, false, stderr);
+    if (!o->quiet && t - last >= (p.tty ? 1.0 : 30.0) && (nm || npy)) {   /* a log gets a line each 30 s */
+      if (nm) status(&p, sh, nm, t - t0, false);
+      else status_py(&p, sh, nm + nr, nw, t - t0, false);
       last = t;
     }
   }
   commit_upto(&p, INT64_MAX);
   double secs = fz_now() - t0;
   int64_t valid = 0, k = kernels_done(sh, nm, nr, nw, &valid);
-  if (!o->quiet && nm) status(sh, nm, secs, p.nseen, true, stderr);
-  else if (!o->quiet && npy) status_py(sh, nm + nr, nw, secs, p.nseen, true, stderr);
+  if (!o->quiet && nm) status(&p, sh, nm, secs, true);
+  else if (!o->quiet && npy) status_py(&p, sh, nm + nr, nw, secs, true);
   char real[400] = "";
   if (nr) {
     const Shared *r = &sh[nm];
@@ -899,7 +948,7 @@ int fz_run(const FzRunOpts *o) {
     snprintf(reduced, sizeof reduced, " reduced=%d/%d reduce_seconds=%.1f", got, p.nfresh, fz_now() - r0);
   }
   char stopped[64] = "";
-  if (p.dberr[0]) snprintf(stopped, sizeof stopped, " stopped=db-error");
+  if (p.dberr[0]) snprintf(stopped, sizeof stopped, " stopped=%s", p.arterr ? "artifact-error" : "db-error");
   else if (p.stop_sig)
     snprintf(stopped, sizeof stopped, " stopped=%s",
              p.stop_sig == SIGINT ? "SIGINT" : p.stop_sig == SIGHUP ? "SIGHUP" : "SIGTERM");
@@ -914,12 +963,15 @@ int fz_run(const FzRunOpts *o) {
     if (sh[w].py_checks && sh[w].py_errors >= sh[w].py_checks) rc = 2;
   if (*work) orc_rm_rf(work);
   if (p.dberr[0]) {
-    fprintf(stderr, "ptofuzz: run: stopped: a finding could not be recorded in %s: %s\n", o->db, p.dberr);
+    fprintf(stderr, "ptofuzz: run: stopped: a finding could not be recorded in %s: %s\n",
+            p.arterr ? o->artifacts : o->db, p.dberr);
     if (!ended && !strstr(p.dberr, "ending the campaign"))
       fprintf(stderr, "ptofuzz: run: nor could the campaign row be ended: %s\n", db_errmsg(db));
     rc = 2;
   } else if (p.stop_sig) {
     rc = 128 + p.stop_sig;
+  } else if (!rc && p.nfresh && o->error_exitcode) {   /* --error-exitcode=N: a finding new to the database */
+    rc = o->error_exitcode;
   }
   db_close(db);
   munmap(sh, sizeof(Shared) * (size_t)nw);

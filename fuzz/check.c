@@ -92,15 +92,34 @@ typedef struct {
   const char *prefix;                           /* the real back end's signatures: "ptoas:" or "pypto:" */
 } List;
 
-static int usage(FILE *f, int rc) {
-  fputs("usage: pto-check [PATH...] [--bugs=LIST|all] [--db=F] [--backend=model] [--allow-empty]\n"
-        "       pto-check --backend=ptoas [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [--allow-empty] [PATH...]\n"
-        "       pto-check --backend=pypto [--pypto=DIR] [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [PATH...]\n"
-        "       pto-check --help | --version\n"
-        "  replays reproducers (default: every *.ptk in corpus/regress/, with --backend=ptoas\n"
-        "  in corpus/real/, with --backend=pypto in corpus/pypto/) and prints TAP; exit 0 all ok, 3 some not ok, 1 usage or input error\n"
-        "  (nothing to check is an error unless --allow-empty)\n", f);
-  return rc;
+static const IrOpt opts[] = {
+    {"--bugs", "LIST|all", "$PTOFUZZ_BUGS, else none", "defects on; all: each file against its own defect alone"},
+    {"--db", "F", "none", "also replay the test cases of the findings marked fixed in F"},
+    {"--backend", "model|ptoas|pypto", "model", "the back end that replays them"},
+    {"--ptoas", "PATH", "$PTOAS, else ../shared/third_party", "the real ptoas"},
+    {"--pto-isa", "DIR", "$PTO_ISA, else ../shared/third_party", "the pto-isa tree"},
+    {"--pypto", "DIR", "$PYPTO, else ../shared/third_party/pypto/b25b25a4a", "the PyPTO build"},
+    {"--pypto-timeout", "S", "30", "seconds per PyPTO program"},
+    {"--jobs", "J", "the tools' own", "parallel tool runs of the real back ends (1..1024)"},
+    {"--allow-empty", NULL, NULL, "nothing to check is a TAP skip, not an error"},
+    {NULL, NULL, NULL, NULL},
+};
+static const IrCmd cmd = {
+    "pto-check",
+    "pto-check [PATH...] [--bugs=LIST|all] [--db=F] [--backend=model] [--allow-empty]\n"
+    "pto-check --backend=ptoas [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [--allow-empty] [PATH...]\n"
+    "pto-check --backend=pypto [--pypto=DIR] [--ptoas=PATH] [--pto-isa=DIR] [--jobs=J] [--db=F] [PATH...]",
+    "Replays reproducers (default: every *.ptk in corpus/regress/, with --backend=ptoas in\n"
+    "corpus/real/, with --backend=pypto in corpus/pypto/) and prints TAP.",
+    opts,
+    "0  every file ok (or the back end's tools absent: a TAP skip)\n"
+    "1  a usage error (E-USAGE) or an input error; nothing to check, unless --allow-empty\n"
+    "3  some file not ok",
+};
+
+/* A usage error (E-USAGE, exit 1), naming arg when there is one. */
+static int usage_error(const char *why, const char *arg) {
+  return ir_cli_fail(&cmd, "%s%s%s%s", why, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
 }
 
 static Repro *push(List *l) {
@@ -493,18 +512,19 @@ static int real_check(const List *l, const FzReal *t) {
   return failed;
 }
 
-int main(int argc, char **argv) {
+static int check_main(int argc, char **argv) {
   const char *bugs_text = getenv("PTOFUZZ_BUGS"), *db = NULL, *backend = "model", *ptoas = NULL, *isa = NULL;
   const char *pypto = NULL;
   double pytime = 0;
   bool bugs_flag = false, allow_empty = false;
-  int jobs = 0;
+  int64_t jobs = 0;
+  IrCliBad bad = {0};
   List l = {0};
   int npaths = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(stdout, 0);
-    if (!strcmp(a, "--version")) return printf("pto-check %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
+    if (ir_cli_is_help(a)) return ir_cli_help(stdout, &cmd), 0;
+    if (ir_cli_is_version(a)) return printf("pto-check %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
     if (!strncmp(a, "--bugs=", 7)) bugs_text = a + 7, bugs_flag = true;
     else if (!strncmp(a, "--db=", 5) && a[5]) db = a + 5;
     else if (!strcmp(a, "--allow-empty")) allow_empty = true;
@@ -512,40 +532,21 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--ptoas=", 8) && a[8]) ptoas = a + 8;
     else if (!strncmp(a, "--pto-isa=", 10) && a[10]) isa = a + 10;
     else if (!strncmp(a, "--pypto=", 8) && a[8]) pypto = a + 8;
-    else if (!strncmp(a, "--pypto-timeout=", 16) && (pytime = atof(a + 16)) > 0) {
-    }
-    else if (!strncmp(a, "--jobs=", 7)) {
-      char *e;
-      long j = strtol(a + 7, &e, 10);
-      if (!a[7] || *e || j < 1 || j > 1024) {
-        fprintf(stderr, "pto-check: bad --jobs '%s' (1..1024)\n", a + 7);
-        return usage(stderr, 1);
-      }
-      jobs = (int)j;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "pto-check: unknown option '%s'\n", a);
-      return usage(stderr, 1);
-    } else npaths++;
+    else if (ir_cli_real(a, "--pypto-timeout=", 0, 86400, true, &pytime, &bad) ||
+             ir_cli_int(a, "--jobs=", 1, 1024, &jobs, &bad)) {
+    } else if (a[0] == '-' && a[1]) return usage_error("unknown option", a);
+    else npaths++;
   }
+  if (bad.arg) return ir_cli_fail(&cmd, "'%s': %s", bad.arg, bad.why);
   bool py = !strcmp(backend, "pypto");
   l.real = py || !strcmp(backend, "ptoas");
   l.prefix = py ? "pypto:" : "ptoas:";
-  if (!l.real && strcmp(backend, "model")) {
-    fprintf(stderr, "pto-check: unknown back end '%s' (model, ptoas or pypto)\n", backend);
-    return usage(stderr, 1);
-  }
-  if (!l.real && (ptoas || isa || jobs)) {
-    fputs("pto-check: --ptoas, --pto-isa and --jobs apply to --backend=ptoas or pypto\n", stderr);
-    return usage(stderr, 1);
-  }
-  if (!py && (pypto || pytime)) {
-    fputs("pto-check: --pypto and --pypto-timeout apply to --backend=pypto\n", stderr);
-    return usage(stderr, 1);
-  }
-  if (l.real && bugs_flag) {                    /* the defects' signatures are the model's */
-    fputs("pto-check: --bugs applies to --backend=model (the real back end replays the clean compiler)\n", stderr);
-    return usage(stderr, 1);
-  }
+  if (!l.real && strcmp(backend, "model")) return usage_error("unknown back end (model, ptoas or pypto)", backend);
+  if (!l.real && (ptoas || isa || jobs))
+    return usage_error("--ptoas, --pto-isa and --jobs apply to --backend=ptoas or pypto", NULL);
+  if (!py && (pypto || pytime)) return usage_error("--pypto and --pypto-timeout apply to --backend=pypto", NULL);
+  if (l.real && bugs_flag)                      /* the defects' signatures are the model's */
+    return usage_error("--bugs applies to --backend=model (the real back end replays the clean compiler)", NULL);
   bool all = !l.real && bugs_text && !strcmp(bugs_text, "all");
   uint32_t bugs = 0;
   if (!l.real && !all && !ir_bugs_option("pto-check", bugs_text, &bugs)) return 1;
@@ -566,7 +567,7 @@ int main(int argc, char **argv) {
     puts("1..0 # SKIP no reproducers");
   } else if (py) {
     char why[300];
-    if (!(t = fz_pypto_open(pypto, ptoas, isa, jobs, pytime, why, sizeof why))) {
+    if (!(t = fz_pypto_open(pypto, ptoas, isa, (int)jobs, pytime, why, sizeof why))) {
       if (pypto) {                              /* asked for by name: not a machine without it */
         fprintf(stderr, "pto-check: no usable PyPTO: %s\n", why);
         failed = -1;
@@ -581,7 +582,7 @@ int main(int argc, char **argv) {
     }
   } else if (l.real) {
     char why[300];
-    if (!(t = fz_real_open(ptoas, isa, jobs, why, sizeof why))) {
+    if (!(t = fz_real_open(ptoas, isa, (int)jobs, why, sizeof why))) {
       if (ptoas || isa) {                       /* asked for by name: not a machine without the tools */
         fprintf(stderr, "pto-check: no usable real toolchain: %s\n", why);
         failed = -1;
@@ -602,4 +603,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < l.n; i++) free(l.v[i].path), free(l.v[i].text);
   free(l.v);
   return failed < 0 ? 1 : failed ? 3 : 0;
+}
+
+int main(int argc, char **argv) {
+  char **args = ir_cli_args(&argc, argv, opts);   /* `--opt value` as `--opt=value` */
+  int rc = check_main(argc, args);
+  ir_cli_free(args, argc);
+  return rc;
 }

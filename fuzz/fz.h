@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "cli.h"
+
 /* ---- choice.c: the one choice source ------------------------------------------ */
 
 /* Two implementations behind one type: a seeded PRNG (xoshiro256**, seeded by
@@ -392,6 +394,8 @@ typedef struct {
   /* reduces finding id of database db within `seconds` and stores it (0 ok) */
   int (*reduce)(void *ctx, const char *db, int64_t id, double seconds);
   void *reduce_ctx;
+  int error_exitcode;                           /* run --error-exitcode=N: the exit status when a finding is new; 0 none */
+  const char *artifacts;                        /* run --artifacts=DIR: each new finding's reproducer, or NULL */
 } FzRunOpts;
 enum { FZ_MODEL = 1, FZ_PTOAS = 2, FZ_PYPTO = 4 };
 enum { FZ_RANDOM_EVERY = 8 };                   /* campaigns sample the random schedule 1 in 8 (docs/decisions.md) */
@@ -517,7 +521,13 @@ char *fz_bytes_kernel(const uint8_t *data, size_t n, size_t *len);
 /* An engine input's signatures as `ptofuzz import` records them (the oracle in
  * a forked child with diff's seeds; a crash or hang as a campaign signs it). */
 void fz_sign_input(const uint8_t *data, size_t n, uint32_t bugs, FzVerdict *v);
-int fz_import(int argc, char **argv);           /* the subcommand; exit status */
+int fz_import(int argc, char **argv);
+/* ---- usage.c: the commands' option tables (compiler/cli.h) -------------------------- */
+/* The table of command name ("" the top level, "run", "db list", "bench defects"), or NULL. */
+const IrCmd *fz_cmd(const char *name);
+/* argv with `--opt value` joined into `--opt=value` for the valued options of
+ * every command of family ("db": db and each db subcommand); ir_cli_join. */
+char **fz_cmd_args(const char *family, int *argc, char **argv);           /* the subcommand; exit status */
 /* A whole file's bytes (malloc'd into *buf, *n of them); false when it cannot be read. */
 bool fz_read_bytes(const char *path, uint8_t **buf, size_t *n);
 

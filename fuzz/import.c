@@ -239,22 +239,14 @@ int fz_import(int argc, char **argv) {
   int npaths = 0;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--help")) {
-      puts("usage: ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST]\n"
-           "  libFuzzer / AFL++ crash files (a file, or a directory such as crashes/) into findings");
-      return 0;
-    }
     if (!strncmp(a, "--db=", 5) && a[5]) dbpath = a + 5;
     else if (!strncmp(a, "--bugs=", 7)) bugs_text = a + 7;
     else if (!strncmp(a, "--engine=", 9)) {
       engine = a + 9;
-      if (strcmp(engine, "libfuzzer") && strcmp(engine, "afl")) {
-        fprintf(stderr, "ptofuzz: import: bad '%s': --engine= takes libfuzzer or afl\n", a);
-        return 1;
-      }
+      if (strcmp(engine, "libfuzzer") && strcmp(engine, "afl"))
+        return ir_cli_fail(fz_cmd("import"), "'%s': --engine= takes libfuzzer or afl", a);
     } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "ptofuzz: import: unknown option '%s'\n", a);
-      return 1;
+      return ir_cli_fail(fz_cmd("import"), "unknown option '%s'", a);
     } else {
       npaths++;
       if (!collect(a, &files)) {
@@ -263,10 +255,7 @@ int fz_import(int argc, char **argv) {
       }
     }
   }
-  if (!npaths) {
-    fputs("usage: ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST]\n", stderr);
-    return 1;
-  }
+  if (!npaths) return ir_cli_fail(fz_cmd("import"), "no PATH given");
   /* the defects of a file that names none: --bugs, else PTOFUZZ_BUGS, else none (said by nobody) */
   uint32_t bugs = 0;
   bool bugs_said = bugs_text || getenv("PTOFUZZ_BUGS");

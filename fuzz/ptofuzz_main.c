@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -33,78 +34,37 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The usage lines of each command (DESIGN section 12). */
-static const struct {
-  const char *cmd, *text;
-} usages[] = {
-    {"diff", "ptofuzz diff FILE [--bugs=LIST|all] [--seed=N] [--inputs=full|k16] [--backend=model|ptoas|both|pypto|all]\n"
-             "                  [--ptoas=P] [--pto-isa=D] [--pypto=DIR[,DIR...]] [--pypto-timeout=S]\n"
-             "                  [--jobs=J] [--keep-work]     exit 0 clean, 3 finding; honours FILE's # flags: / # seed:\n"},
-    {"run", "ptofuzz run [--time=S|--count=N] [--seed=N] [--jobs=J] [--db=F] [--bugs=LIST|all] [--policy=F]\n"
-            "                [--random-every=N] [--backend=model|ptoas|both|pypto] [--real-every=N] [--real-batch=N]\n"
-            "                [--pypto=DIR] [--pypto-every=N] [--pypto-batch=N] [--pypto-timeout=S] [--pypto-checks=ab|abc]\n"
-            "                [--ptoas=P] [--pto-isa=D] [--quiet] [--shard=I/N] [--reduce-new=S]\n"
-            "                no --seed: a fresh random seed; --reduce-new=S: S seconds, after the run, to reduce\n"
-            "                the findings new to the database (their first test cases)\n"},
-    {"gen", "ptofuzz gen [--seed=N] [--count=N] [--out=DIR] [--bytes-out=DIR] [--stats] [--coverage] [--policy=F] [--print-policy]\n"},
-    {"bench", "ptofuzz bench throughput [--time=S | --count=N] [--seed=N] [--policy=F] [--bugs=LIST|all]\n"
-              "                [--random-every=N] [--backend=model|ptoas|pypto] [--jobs=J] [--real-batch=N]\n"
-              "                [--pypto=DIR] [--pypto-checks=ab|abc] [--pypto-batch=N]\n"
-              "ptofuzz bench defects [--time=S] [--trials=N] [--jobs=J] [--seed=N] [--policy=F]\n"
-              "ptofuzz bench defects --engine=libfuzzer|afl [--engine-bin=PATH] [--time=S] [--trials=N] [--seeds=DIR]\n"
-              "ptofuzz bench scale [--sizes=N,...] [--kinds=loads,transfers,params] [--phases=compile,emit,reference]\n"
-              "                [--limit=S]\n"},
-    {"db", "ptofuzz db init|list|stats [--db=F]     init: create (or upgrade) the file\n"
-           "ptofuzz db list --clusters [--db=F]     findings grouped by cluster (one bug, one cluster)\n"
-           "ptofuzz db show|export ID [--db=F]\n"
-           "ptofuzz db status ID new|triaged|fixed|wontfix [--db=F]\n"
-           "ptofuzz db merge F... [--db=F]     fold F... into the database (default findings.db)\n"
-           "ptofuzz db recheck --toolchain=X [--db=F] [--jobs=J]     replay open ptoas or PyPTO findings on\n"
-           "                build X; those that no longer reproduce are marked fixed in X\n"},
-    {"bisect", "ptofuzz bisect ID|FILE --toolchains=A,B,... [--db=F] [--jobs=J]     a ptoas or PyPTO finding on\n"
-               "                each build, oldest first (PyPTO trees or commits under shared/third_party/pypto,\n"
-               "                ptoas binaries or names under shared/third_party/bin): where it stops or starts\n"},
-    {"import", "ptofuzz import PATH... [--db=F] [--engine=libfuzzer|afl] [--bugs=LIST|all]     engine crash files -> findings\n"},
-    {"report", "ptofuzz report ID [--db=F] [--format=md|html|json] [-o FILE] [--pypto=DIR[,DIR...]] [--reduce=S]\n"
-               "                  [--bundle=DIR [--replays=N]]     a finding's triage report; a test case not yet\n"
-               "                reduced is reduced first, within S seconds (default 60; 0: as found), and stored;\n"
-               "                --bundle: a folder that reproduces it with only the blamed tool\n"},
-    {"dashboard", "ptofuzz dashboard [--db=F] -o DIR     a static HTML page over the database\n"},
-    {"reduce", "ptofuzz reduce FILE [--signature=SIG] [--bugs=LIST|all] [--seed=N] [-o OUT] [--max-calls=N] [--time=S]\n"
-               "                [--backend=model|ptoas|pypto] [--ptoas=P] [--pto-isa=D] [--pypto=DIR] [--jobs=J]\n"
-               "ptofuzz reduce --finding=ID [--db=F] [-o OUT] [--max-calls=N] [--time=S] [--backend=model|ptoas|pypto] [...]\n"
-               "                [--quiet]     --quiet: no progress or summary on stderr\n"},
-};
-enum { NUSAGE = sizeof usages / sizeof *usages };
-
-/* The usage of cmd (every command's when cmd is NULL or unknown), each line
- * headed "usage: " or indented; returns rc. */
-static int usage_of(const char *cmd, FILE *f, int rc) {
-  bool any = false, first = true;
-  for (int i = 0; i < NUSAGE; i++) any |= cmd && !strcmp(cmd, usages[i].cmd);
-  for (int i = 0; i < NUSAGE; i++) {
-    if (any && strcmp(cmd, usages[i].cmd)) continue;
-    for (const char *t = usages[i].text; *t;) {
-      size_t n = strcspn(t, "\n");
-      bool cont = t[0] == ' ';                  /* a continuation line keeps its own indent */
-      fprintf(f, "%s%.*s\n", cont ? "" : first ? "usage: " : "       ", (int)n, t);
-      if (!cont) first = false;
-      t += n + (t[n] == '\n');
-    }
+/* The table of command cmd ("bench defects"), else of its first word, else the top level's. */
+static const IrCmd *cmd_of(const char *cmd) {
+  const IrCmd *c = cmd ? fz_cmd(cmd) : NULL;
+  if (!c && cmd) {
+    char first[16];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(cmd, " "), cmd);
+    c = fz_cmd(first);
   }
-  if (!any) fputs("       ptofuzz --help | --version     (every command takes --help and --version too)\n", f);
+  return c ? c : fz_cmd("");
+}
+
+/* cmd's full help on stdout (rc 0), or its usage lines on f; returns rc. */
+static int usage_of(const char *cmd, FILE *f, int rc) {
+  const IrCmd *c = cmd_of(cmd);
+  if (!rc) ir_cli_help(f, c);
+  else ir_cli_usage(f, c), fprintf(f, "(%s --help: every option)\n", c->name);
   return rc;
 }
 
 static int usage(void) { return usage_of(NULL, stderr, 1); }
 
-/* A usage error that names the argument. */
+/* A usage error that names the argument (E-USAGE, exit 1). */
 static int bad_arg(const char *cmd, const char *arg, const char *why) {
-  fprintf(stderr, "ptofuzz: %s: %s '%s'\n", cmd, why ? why : "unknown or malformed argument", arg);
-  char first[16];                               /* "bench defects": bench's usage */
-  snprintf(first, sizeof first, "%.*s", (int)strcspn(cmd, " "), cmd);
-  return usage_of(first, stderr, 1);
+  return ir_cli_fail(cmd_of(cmd), "%s '%s'", why ? why : "unknown or malformed argument", arg);
 }
+
+/* The first bad value of a command line (E-USAGE, exit 1). */
+static int bad_val(const char *cmd, const IrCliBad *b) { return ir_cli_fail(cmd_of(cmd), "'%s': %s", b->arg, b->why); }
+
+/* A usage error in words (E-USAGE, exit 1). */
+static int bad_use(const char *cmd, const char *why) { return ir_cli_fail(cmd_of(cmd), "%s", why); }
 
 static int version(void) {
   printf("ptofuzz %s (commit %s)\n", PTO_VERSION, PTO_COMMIT);
@@ -112,15 +72,18 @@ static int version(void) {
 }
 
 /* --seed=N: a decimal uint64, exactly (a double would round seeds above 2^53). */
-static bool seed_opt(const char *a, uint64_t *out) {
-  if (strncmp(a, "--seed=", 7) || a[7] < '0' || a[7] > '9') return false;
-  char *e;
-  errno = 0;
-  unsigned long long v = strtoull(a + 7, &e, 10);
-  if (*e || errno) return false;
-  *out = v;
+static bool seed_opt(const char *a, uint64_t *out, IrCliBad *bad) { return ir_cli_u64(a, "--seed=", out, bad); }
+
+/* An int option key in [lo, hi] into *out (left as it was when the value is bad: *bad says why). */
+static bool int_opt(const char *a, const char *key, int lo, int hi, int *out, IrCliBad *bad) {
+  int64_t v = *out;
+  if (!ir_cli_int(a, key, lo, hi, &v, bad)) return false;
+  *out = (int)v;
   return true;
 }
+
+enum { MAX_JOBS_OPT = 1024 };                   /* --jobs=J at most */
+static const double MAX_SECONDS = 1e9;          /* --time=S and the like: about 31 years */
 
 /* A fresh campaign seed: 8 bytes of /dev/urandom, else the clock and the pid. */
 static uint64_t fresh_seed(void) {
@@ -141,7 +104,7 @@ static bool num(const char *a, const char *key, double *out) {
   if (strncmp(a, key, n)) return false;
   char *e;
   double v = strtod(a + n, &e);
-  if (!a[n] || *e || v < 0) return false;
+  if (!a[n] || *e || !(v >= 0 && v <= MAX_SECONDS)) return false;   /* no nan, no inf, no overflowing cast */
   *out = v;
   return true;
 }
@@ -164,27 +127,25 @@ static bool read_kernel(Arena *A, const char *file, Src *src) {
 static bool parse_bugs(const char *text, uint32_t *bugs) { return ir_bugs_option("ptofuzz", text, bugs); }
 
 /* The options `run` and `bench throughput` share: which kernels, how checked. */
-static bool kernel_opt(const char *a, FzRunOpts *o) {
-  double v;
+static bool kernel_opt(const char *a, FzRunOpts *o, IrCliBad *bad) {
   const char *b;
   if (flag(a, "--backend=", &b)) {
     o->backend = !strcmp(b, "model") ? FZ_MODEL : !strcmp(b, "ptoas") ? FZ_PTOAS : !strcmp(b, "both") ? FZ_MODEL | FZ_PTOAS
                : !strcmp(b, "pypto") ? FZ_PYPTO : -1;
     return o->backend > 0;                      /* an unknown back end: a usage error that names it */
   }
-  if (num(a, "--real-every=", &v) && v >= 1) o->real_every = (int)v;
-  else if (num(a, "--pypto-every=", &v) && v >= 1) o->pypto_every = (int)v;
-  else if (num(a, "--pypto-batch=", &v) && v >= 1 && v <= 256) o->pypto_batch = (int)v;
-  else if (num(a, "--pypto-timeout=", &v) && v > 0) o->pypto_timeout = v;
-  else if (flag(a, "--pypto=", &o->pypto)) {
+  if (int_opt(a, "--real-every=", 1, INT_MAX, &o->real_every, bad) ||
+      int_opt(a, "--pypto-every=", 1, INT_MAX, &o->pypto_every, bad) ||
+      int_opt(a, "--pypto-batch=", 1, 256, &o->pypto_batch, bad) ||
+      ir_cli_real(a, "--pypto-timeout=", 0, MAX_SECONDS, true, &o->pypto_timeout, bad) ||
+      flag(a, "--pypto=", &o->pypto)) {
   } else if (!strcmp(a, "--pypto-checks=ab") || !strcmp(a, "--pypto-checks=abc")) o->pypto_ab = a[17] == 0;
-  else if (num(a, "--real-batch=", &v) && v >= 1) o->real_batch = (int)v;
-  else if (flag(a, "--ptoas=", &o->ptoas) || flag(a, "--pto-isa=", &o->pto_isa)) {
-  } else if (num(a, "--time=", &v)) o->seconds = v, o->count = 0;
-  else if (num(a, "--count=", &v)) o->count = (int64_t)v;
-  else if (seed_opt(a, &o->seed)) {
-  } else if (num(a, "--random-every=", &v) && v >= 1) o->random_every = (int)v;
-  else return flag(a, "--policy=", &o->policy_path) || flag(a, "--bugs=", &o->bugs_text);
+  else if (int_opt(a, "--real-batch=", 1, INT_MAX, &o->real_batch, bad) || flag(a, "--ptoas=", &o->ptoas) ||
+           flag(a, "--pto-isa=", &o->pto_isa)) {
+  } else if (ir_cli_real(a, "--time=", 0, MAX_SECONDS, true, &o->seconds, bad)) o->count = 0;   /* the last bound wins */
+  else if (ir_cli_int(a, "--count=", 1, INT64_MAX, &o->count, bad) || seed_opt(a, &o->seed, bad) ||
+           int_opt(a, "--random-every=", 1, INT_MAX, &o->random_every, bad)) {
+  } else return flag(a, "--policy=", &o->policy_path) || flag(a, "--bugs=", &o->bugs_text);
   return true;
 }
 
@@ -211,31 +172,31 @@ static int run(int argc, char **argv) {
                  .reduce = reduce_new};
   o.reduce_ctx = &o;
   bool seeded = false;
+  IrCliBad bad = {0};
   for (int i = 0; i < argc; i++) {
-    double v;
     const char *a = argv[i];
     seeded |= !strncmp(a, "--seed=", 7);
-    if (kernel_opt(a, &o)) continue;
-    if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
-    else if (!strncmp(a, "--shard=", 8)) {
+    if (kernel_opt(a, &o, &bad)) continue;
+    if (int_opt(a, "--jobs=", 1, MAX_JOBS_OPT, &o.jobs, &bad)) {
+    } else if (!strncmp(a, "--shard=", 8)) {
       if (!fz_parse_shard(a + 8, &o.shard_i, &o.shard_n)) return bad_arg("run", a, "--shard=I/N takes 0 <= I < N:");
-    } else if (flag(a, "--db=", &o.db)) {
+    } else if (flag(a, "--db=", &o.db) || flag(a, "--artifacts=", &o.artifacts)) {
     } else if (!strcmp(a, "--quiet")) o.quiet = true;
-    else if (num(a, "--reduce-new=", &v) && v >= 0) o.reduce_new = v;
-    else return bad_arg("run", a, NULL);
+    else if (ir_cli_real(a, "--reduce-new=", 0, MAX_SECONDS, false, &o.reduce_new, &bad) ||
+             int_opt(a, "--error-exitcode=", 1, 255, &o.error_exitcode, &bad)) {
+    } else return bad_arg("run", a, NULL);
   }
+  if (bad.arg) return bad_val("run", &bad);
+  struct stat st;
+  if (o.artifacts && (stat(o.artifacts, &st) || !S_ISDIR(st.st_mode)))   /* before the campaign starts */
+    return ir_cli_error("ptofuzz run", "--artifacts=%s: not an existing directory", o.artifacts);
   if (!seeded) o.seed = fresh_seed();           /* printed on the summary line, kept in the campaign row */
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
-  if (o.backend < 0) {
-    fputs("ptofuzz: run: --backend= takes model, ptoas, both or pypto\n", stderr);
-    return 1;
-  }
+  if (o.backend < 0) return bad_use("run", "--backend= takes model, ptoas, both or pypto");
   if (o.backend == (FZ_MODEL | FZ_PTOAS) && !o.real_every) o.real_every = 64;   /* both: a sample on the real back end */
   if (o.pypto_every) {
-    if (o.backend && o.backend != FZ_MODEL) {
-      fputs("ptofuzz: run: --pypto-every=N samples PyPTO beside the model (--backend=model)\n", stderr);
-      return 1;
-    }
+    if (o.backend && o.backend != FZ_MODEL)
+      return bad_use("run", "--pypto-every=N samples PyPTO beside the model (--backend=model)");
     o.backend = FZ_MODEL | FZ_PYPTO;
   }
   return fz_run(&o);
@@ -275,19 +236,25 @@ static bool gen_bytes(const FzPolicy *pol, FzKernel *k, const FzSrc *rs, const c
 }
 
 static int gen(int argc, char **argv) {
-  double count = 1;
+  int64_t count = 1;
+  IrCliBad bad = {0};
   uint64_t seed = 0;
   const char *out = NULL, *policy = NULL, *bytes_out = NULL;
   bool stats = false, print_policy = false;
   FzCov *cov = NULL;                            /* --coverage: shares of the language's constructs */
   for (int i = 0; i < argc; i++) {
-    if (seed_opt(argv[i], &seed) || num(argv[i], "--count=", &count) || flag(argv[i], "--out=", &out) ||
+    if (seed_opt(argv[i], &seed, &bad) || ir_cli_int(argv[i], "--count=", 1, INT64_MAX, &count, &bad) ||
+        flag(argv[i], "--out=", &out) ||
         flag(argv[i], "--policy=", &policy) || flag(argv[i], "--bytes-out=", &bytes_out)) {
     } else if (!strcmp(argv[i], "--coverage")) {
       if (!cov) cov = fz_cov_new();
     } else if (!strcmp(argv[i], "--stats")) stats = true;
     else if (!strcmp(argv[i], "--print-policy")) print_policy = true;
-    else return bad_arg("gen", argv[i], NULL);
+    else if (!bad.arg) bad.arg = argv[i], snprintf(bad.why, sizeof bad.why, "unknown or malformed argument");
+  }
+  if (bad.arg) {
+    if (cov) fz_cov_free(cov);
+    return bad_val("gen", &bad);
   }
   FzPolicy pol;
   fz_policy_default(&pol);
@@ -302,15 +269,13 @@ static int gen(int argc, char **argv) {
   }
   const char *dirs[] = {out, bytes_out};
   for (int i = 0; i < 2; i++)
-    if (dirs[i] && mkdir(dirs[i], 0777) && errno != EEXIST) {
-      fprintf(stderr, "ptofuzz: cannot create %s\n", dirs[i]);
-      return 1;
-    }
+    if (dirs[i] && mkdir(dirs[i], 0777) && errno != EEXIST)
+      return ir_cli_error("ptofuzz gen", "cannot create %s: %s", dirs[i], strerror(errno));
   uint64_t feat[FZ_NFEAT] = {0}, npy = 0;
   size_t cap = (size_t)1 << 16;
   uint8_t *rec = bytes_out ? malloc(cap) : NULL;   /* --bytes-out: the kernel's choices as fuzzer bytes */
   if (bytes_out && !rec) return 2;
-  for (int64_t i = 0; i < (int64_t)count; i++) {
+  for (int64_t i = 0; i < count; i++) {
     FzSrc src;
     fz_src_seed(&src, fz_kernel_seed(seed, i));
     if (bytes_out) fz_src_record(&src, rec, cap);
@@ -349,8 +314,8 @@ static int gen(int argc, char **argv) {
   if (stats) {
     printf("stats: kernels=%lld\n", (long long)count);
     for (int j = 0; j < FZ_NFEAT; j++)
-      printf("feature %-28s %8llu %.4f\n", fz_feature_name(j), (unsigned long long)feat[j], count ? feat[j] / count : 0.0);
-    printf("share   %-28s %8llu %.4f\n", "pypto", (unsigned long long)npy, count ? npy / count : 0.0);
+      printf("feature %-28s %8llu %.4f\n", fz_feature_name(j), (unsigned long long)feat[j], count ? (double)feat[j] / (double)count : 0.0);
+    printf("share   %-28s %8llu %.4f\n", "pypto", (unsigned long long)npy, count ? (double)npy / (double)count : 0.0);
   }
   free(rec);
   if (fflush(stdout) || ferror(stdout)) {       /* a full disk, a closed pipe: not a silent success */
@@ -364,23 +329,21 @@ static int gen(int argc, char **argv) {
  * with that defect alone; then one all-defects campaign (bench.c). */
 static int bench_defects(int argc, char **argv) {
   FzRunOpts o = {.seconds = 10, .seed = 1, .jobs = 1, .trials = 3};
+  IrCliBad bad = {0};
   for (int i = 1; i < argc; i++) {
-    double v;
     const char *a = argv[i];
-    if (num(a, "--time=", &v) && v > 0) o.seconds = v;
-    else if (num(a, "--trials=", &v) && v >= 1 && v <= 1000) o.trials = (int)v;
-    else if (num(a, "--jobs=", &v) && v >= 1) o.jobs = (int)v;
-    else if (seed_opt(a, &o.seed)) {
+    if (ir_cli_real(a, "--time=", 0, MAX_SECONDS, true, &o.seconds, &bad) ||
+        int_opt(a, "--trials=", 1, 1000, &o.trials, &bad) || int_opt(a, "--jobs=", 1, MAX_JOBS_OPT, &o.jobs, &bad) ||
+        seed_opt(a, &o.seed, &bad)) {
     } else if (flag(a, "--engine-bin=", &o.engine_bin) || flag(a, "--seeds=", &o.engine_seeds)) {
     } else if (flag(a, "--engine=", &o.engine)) {
       if (strcmp(o.engine, "libfuzzer") && strcmp(o.engine, "afl"))
         return bad_arg("bench defects", a, "--engine= takes libfuzzer or afl:");
     } else if (!flag(a, "--policy=", &o.policy_path)) return bad_arg("bench defects", a, NULL);
   }
-  if (o.engine_seeds && (!o.engine || strcmp(o.engine, "libfuzzer"))) {
-    fputs("ptofuzz: bench defects: --seeds= needs --engine=libfuzzer\n", stderr);
-    return 1;
-  }
+  if (bad.arg) return bad_val("bench defects", &bad);
+  if (o.engine_seeds && (!o.engine || strcmp(o.engine, "libfuzzer")))
+    return bad_use("bench defects", "--seeds= needs --engine=libfuzzer");
   return fz_bench_defects(&o);
 }
 
@@ -388,24 +351,19 @@ static int bench(int argc, char **argv) {
   if (argc >= 1 && !strcmp(argv[0], "defects")) return bench_defects(argc, argv);
   if (argc >= 1 && !strcmp(argv[0], "scale")) {
     int rc = fz_bench_scale(argc - 1, argv + 1);
-    return rc < 0 ? usage_of("bench", stderr, 1) : rc;
+    return rc < 0 ? bad_use("bench scale", "a bad --sizes, --kinds, --phases or --limit, or an unknown option") : rc;
   }
-  if (argc < 1) {
-    fputs("ptofuzz: bench: which benchmark? (throughput, defects or scale)\n", stderr);
-    return usage_of("bench", stderr, 1);
-  }
+  if (argc < 1) return bad_use("bench", "which benchmark? (throughput, defects or scale)");
   if (strcmp(argv[0], "throughput")) return bad_arg("bench", argv[0], "unknown benchmark");
   FzRunOpts o = {.seconds = 10, .seed = 1, .bugs_text = getenv("PTOFUZZ_BUGS")};
-  for (int i = 1; i < argc; i++) {
-    double v;
-    if (num(argv[i], "--jobs=", &v) && v >= 1) o.jobs = (int)v;
-    else if (!kernel_opt(argv[i], &o)) return bad_arg("bench throughput", argv[i], NULL);
-  }
+  IrCliBad bad = {0};
+  for (int i = 1; i < argc; i++)
+    if (!int_opt(argv[i], "--jobs=", 1, MAX_JOBS_OPT, &o.jobs, &bad) && !kernel_opt(argv[i], &o, &bad))
+      return bad_arg("bench throughput", argv[i], NULL);
+  if (bad.arg) return bad_val("bench throughput", &bad);
   if (!parse_bugs(o.bugs_text, &o.bugs)) return 1;
-  if (o.backend < 0 || (o.backend && o.backend != FZ_MODEL && o.backend != FZ_PTOAS && o.backend != FZ_PYPTO)) {
-    fputs("ptofuzz: bench throughput: '--backend=both' is not a benchmark (model, ptoas or pypto)\n", stderr);
-    return usage_of("bench", stderr, 1);
-  }
+  if (o.backend < 0 || (o.backend && o.backend != FZ_MODEL && o.backend != FZ_PTOAS && o.backend != FZ_PYPTO))
+    return bad_use("bench throughput", "'--backend=both' is not a benchmark (model, ptoas or pypto)");
   return fz_bench_throughput(&o);
 }
 
@@ -449,7 +407,7 @@ static int dbcmd(int argc, char **argv) {
   int n = 0;
   if (argc && !strcmp(argv[0], "recheck")) {
     int rc = fz_recheck(argc - 1, argv + 1);  /* bisect.c */
-    return rc < 0 ? usage_of("db", stderr, 1) : rc;
+    return rc < 0 ? usage_of("db recheck", stderr, 1) : rc;
   }
   bool clusters = false;                        /* db list --clusters */
   for (int i = 0; i < argc; i++) {
@@ -464,10 +422,7 @@ static int dbcmd(int argc, char **argv) {
     if (n == 64) return bad_arg("db", a, "too many arguments, from");
     args[n++] = a;
   }
-  if (!n) {
-    fputs("ptofuzz: db: which subcommand? (init, list, show, stats, export, status, merge or recheck)\n", stderr);
-    return usage_of("db", stderr, 1);
-  }
+  if (!n) return bad_use("db", "which subcommand? (init, list, show, stats, export, status, merge or recheck)");
   const char *sub = args[0];
   if (clusters && strcmp(sub, "list")) return bad_arg("db", "--clusters", "only `db list` takes");
   static const struct {
@@ -479,11 +434,10 @@ static int dbcmd(int argc, char **argv) {
   int k = 0, ns = (int)(sizeof subs / sizeof *subs);
   while (k < ns && strcmp(sub, subs[k].name)) k++;
   if (k == ns) return bad_arg("db", sub, "unknown subcommand");
-  if (n - 1 < subs[k].min || n - 1 > subs[k].max) {
-    if (n - 1 > subs[k].max) fprintf(stderr, "ptofuzz: db %s: unexpected argument '%s'\n", sub, args[subs[k].max + 1]);
-    else fprintf(stderr, "ptofuzz: db %s: missing argument (db %s%s)\n", sub, sub, subs[k].what);
-    return usage_of("db", stderr, 1);
-  }
+  char dsub[16];
+  snprintf(dsub, sizeof dsub, "db %s", sub);
+  if (n - 1 > subs[k].max) return bad_arg(dsub, args[subs[k].max + 1], "unexpected argument");
+  if (n - 1 < subs[k].min) return ir_cli_fail(cmd_of(dsub), "missing argument (db %s%s)", sub, subs[k].what);
   int64_t id = 0;
   if (subs[k].min && strcmp(sub, "merge") && !finding_id(sub, args[1], &id)) return 1;
   char err[512];
@@ -690,8 +644,9 @@ static int diff(int argc, char **argv) {
   const char *bugs = NULL;
   double jobs = 2;
   bool keep = false, seeded = false, inputs_set = false;
+  IrCliBad bad = {0};
   for (int i = 0; i < argc; i++) {
-    if (seed_opt(argv[i], &o.input_seed)) seeded = true;
+    if (seed_opt(argv[i], &o.input_seed, &bad)) seeded = true;
     else if (!strcmp(argv[i], "--keep-work")) keep = true;
     else if (!strcmp(argv[i], "--inputs=full") || !strcmp(argv[i], "--inputs=k16")) o.full_inputs = argv[i][9] == 'f', inputs_set = true;
     else if (flag(argv[i], "--bugs=", &bugs) || flag(argv[i], "--backend=", &backend) ||
@@ -702,10 +657,10 @@ static int diff(int argc, char **argv) {
     else if (file) return bad_arg("diff", argv[i], "a second FILE");
     else file = argv[i];
   }
+  if (bad.arg) return bad_val("diff", &bad);
   if (bugs && !parse_bugs(bugs, &o.bugs)) return 1;
   if (!file) {
-    fputs("ptofuzz: diff: no kernel FILE given\n", stderr);
-    return usage_of("diff", stderr, 1);
+    return bad_use("diff", "no kernel FILE given");
   }
   Arena *A = ir_arena_new();
   Src src;
@@ -866,18 +821,11 @@ static int reduce(int argc, char **argv) {
                     : fid && (sig || bugs || seeded) ? "--finding=ID takes the signature, defects and seed from the database"
                     : file && opt_db ? "--db=F goes with --finding=ID"
                     : calls && calls < 2 ? "--max-calls= must be at least 2" : NULL;
-  if (why) {
-    fprintf(stderr, "ptofuzz: reduce: %s\n", why);
-    return usage_of("reduce", stderr, 1);
-  }
-  if (backend && strcmp(backend, "model") && strcmp(backend, "ptoas") && strcmp(backend, "pypto")) {
-    fprintf(stderr, "ptofuzz: reduce: unknown back end '%s' (model, ptoas or pypto)\n", backend);
-    return 1;
-  }
-  if ((ptoas || isa || jobs) && backend && !strcmp(backend, "model")) {
-    fputs("ptofuzz: reduce: --ptoas, --pto-isa and --jobs apply to --backend=ptoas or pypto\n", stderr);
-    return 1;
-  }
+  if (why) return bad_use("reduce", why);
+  if (backend && strcmp(backend, "model") && strcmp(backend, "ptoas") && strcmp(backend, "pypto"))
+    return bad_arg("reduce", backend, "unknown back end (model, ptoas or pypto)");
+  if ((ptoas || isa || jobs) && backend && !strcmp(backend, "model"))
+    return bad_use("reduce", "--ptoas, --pto-isa and --jobs apply to --backend=ptoas or pypto");
   char *text = NULL, err[256];
   Db *d = NULL;
   long long id = 0;
@@ -1048,6 +996,20 @@ done:
 
 enum { REPORT_REDUCE_S = 60 };                  /* report: the default --reduce=S */
 
+/* True when the directory path would be created in (or a file written in) exists. */
+static bool parent_dir(const char *path) {
+  char d[PATH_MAX];
+  snprintf(d, sizeof d, "%s", path);
+  size_t n = strlen(d);
+  while (n > 1 && d[n - 1] == '/') d[--n] = 0;   /* "dash/" is the directory dash */
+  char *slash = strrchr(d, '/');
+  if (!slash) return true;                      /* the current directory */
+  if (slash == d) slash[1] = 0;
+  else *slash = 0;
+  struct stat st;
+  return !stat(d, &st) && S_ISDIR(st.st_mode);
+}
+
 /* `report ID [--db=F] [--format=md|html|json] [-o FILE] [--reduce=S] [--bundle=DIR [--replays=N]]` and
  * `dashboard [--db=F] -o DIR` (reports/report.c, reports/bundle.c, reports/dashboard.c). */
 static int triage(bool dash, int argc, char **argv) {
@@ -1075,6 +1037,11 @@ static int triage(bool dash, int argc, char **argv) {
   if (replays && !bundle) return bad_arg(cmd, "--replays", "only with --bundle");
   if (bundle && !*bundle) return bad_arg(cmd, "--bundle=", "an empty directory name");
   if (!dash && (!ids || !*ids || *e || id < 1)) return bad_arg(cmd, ids ? ids : "ID", ids ? "not a finding id" : "missing");
+  if (out && !parent_dir(out)) {                /* a user's path: exit 1 before any work, never 2 after it */
+    char c[32];
+    snprintf(c, sizeof c, "ptofuzz %s", cmd);
+    return ir_cli_error(c, "-o %s: its directory does not exist", out);
+  }
   char err[256];
   Db *d = db_open_read(path, err, sizeof err);
   if (!d) {
@@ -1102,6 +1069,37 @@ static int triage(bool dash, int argc, char **argv) {
   return rc;
 }
 
+/* Command cmd with its n arguments args. */
+static int command(const char *cmd, int n, char **args) {
+  /* every subcommand: -h/--help and -V/--version wherever they stand; the help
+   * of `db SUB` and `bench NAME` is the subcommand's own */
+  for (int i = 0; i < n; i++) {
+    if (ir_cli_is_version(args[i])) return version();
+    if (!ir_cli_is_help(args[i])) continue;
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s", cmd);
+    for (int j = 0; j < n; j++)
+      if (args[j][0] != '-') {
+        snprintf(sub, sizeof sub, "%s %s", cmd, args[j]);
+        break;
+      }
+    return usage_of(fz_cmd(sub) ? sub : cmd, stdout, 0);
+  }
+  if (!strcmp(cmd, "diff")) return diff(n, args);
+  if (!strcmp(cmd, "run")) return run(n, args);
+  if (!strcmp(cmd, "gen")) return gen(n, args);
+  if (!strcmp(cmd, "bench")) return bench(n, args);
+  if (!strcmp(cmd, "db")) return dbcmd(n, args);
+  if (!strcmp(cmd, "reduce")) return reduce(n, args);
+  if (!strcmp(cmd, "report") || !strcmp(cmd, "dashboard")) return triage(cmd[0] == 'd', n, args);
+  if (!strcmp(cmd, "import")) return fz_import(n, args);   /* import.c */
+  if (!strcmp(cmd, "bisect")) {
+    int rc = fz_bisect(n, args);   /* bisect.c */
+    return rc < 0 ? usage_of("bisect", stderr, 1) : rc;
+  }
+  return ir_cli_fail(cmd_of(NULL), "unknown command '%s'", cmd);
+}
+
 int main(int argc, char **argv) {
   /* Every kernel allocates and frees the same few megabytes: keep them in the
    * heap instead of handing them back to the kernel (page faults, zeroing). */
@@ -1109,25 +1107,11 @@ int main(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   mallopt(M_TOP_PAD, 16 << 20);
   if (argc < 2) return usage();
-  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return usage_of(NULL, stdout, 0);
-  if (!strcmp(argv[1], "--version")) return version();
-  /* every subcommand: --help and --version wherever they stand */
-  for (int i = 2; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage_of(argv[1], stdout, 0);
-    if (!strcmp(argv[i], "--version")) return version();
-  }
-  if (!strcmp(argv[1], "diff")) return diff(argc - 2, argv + 2);
-  if (!strcmp(argv[1], "run")) return run(argc - 2, argv + 2);
-  if (!strcmp(argv[1], "gen")) return gen(argc - 2, argv + 2);
-  if (!strcmp(argv[1], "bench")) return bench(argc - 2, argv + 2);
-  if (!strcmp(argv[1], "db")) return dbcmd(argc - 2, argv + 2);
-  if (!strcmp(argv[1], "reduce")) return reduce(argc - 2, argv + 2);
-  if (!strcmp(argv[1], "report") || !strcmp(argv[1], "dashboard")) return triage(argv[1][0] == 'd', argc - 2, argv + 2);
-  if (!strcmp(argv[1], "import")) return fz_import(argc - 2, argv + 2);   /* import.c */
-  if (!strcmp(argv[1], "bisect")) {
-    int rc = fz_bisect(argc - 2, argv + 2);   /* bisect.c */
-    return rc < 0 ? usage_of("bisect", stderr, 1) : rc;
-  }
-  fprintf(stderr, "ptofuzz: unknown command '%s'\n", argv[1]);
-  return usage();
+  if (ir_cli_is_help(argv[1])) return usage_of(NULL, stdout, 0);
+  if (ir_cli_is_version(argv[1])) return version();
+  int n = argc - 2;
+  char **args = fz_cmd_args(argv[1], &n, argv + 2);   /* `--opt value` as `--opt=value` */
+  int rc = command(argv[1], n, args);
+  ir_cli_free(args, n);
+  return rc;
 }

@@ -13,6 +13,7 @@
  * report time, and README.md and the caller get "reproduces N of N" and the
  * tools' full first error. */
 #include "rep.h"
+#include "cli.h"
 
 #include "orc.h"
 
@@ -756,8 +757,7 @@ int rep_bundle(Db *d, const DbInfo *f, const RepBundleOpts *o, RepBundle *res) {
     return 1;
   }
   if (!make_dir(o->dir)) {
-    fprintf(stderr, "ptofuzz: report: cannot create %s: %s\n", o->dir, strerror(errno));
-    return 2;
+    return ir_cli_error("ptofuzz report", "--bundle %s: cannot create it: %s", o->dir, strerror(errno));   /* exit 1 */
   }
   b.cm = open_memstream(&b.cmds, &b.ncmds);
   char *sh = NULL;

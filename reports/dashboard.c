@@ -16,6 +16,7 @@
  * simply all of them, grouped), and the campaigns, those that never ended
  * (killed, or still running) marked with the kernels they checkpointed. */
 #include "rep.h"
+#include "cli.h"
 
 #include "ptoc.h"
 
@@ -395,8 +396,7 @@ static void write_page(FILE *f, const DbFindingRow *fr, int nf, const DbSighting
 
 int rep_dashboard(Db *d, const char *dir, const char *db_path, const char *version) {
   if (mkdir(dir, 0777) && errno != EEXIST) {
-    fprintf(stderr, "ptofuzz: dashboard: cannot create %s: %s\n", dir, strerror(errno));
-    return 2;
+    return ir_cli_error("ptofuzz dashboard", "cannot create %s: %s", dir, strerror(errno));   /* the user's path: exit 1 */
   }
   DbFindingRow *fr;
   DbCampaignRow *cr;

@@ -14,6 +14,7 @@
  * build named, whether the finding reproduces there. Nothing here writes the
  * database. */
 #include "rep.h"
+#include "cli.h"
 
 #include "orc.h"
 
@@ -1502,10 +1503,7 @@ int rep_report(Db *d, int64_t id, const RepOpts *o) {
   if (!rc && o->format == REP_MD && !write_pictures(&r, o->out)) rc = 2;
   char tmp[4096 + 32];
   FILE *f = rc ? NULL : o->out ? open_tmp(o->out, tmp, sizeof tmp) : stdout;
-  if (!rc && !f) {
-    fprintf(stderr, "ptofuzz: report: cannot write %s: %s\n", o->out, strerror(errno));
-    rc = 2;
-  }
+  if (!rc && !f) rc = ir_cli_error("ptofuzz report", "-o %s: cannot open it: %s", o->out, strerror(errno));   /* exit 1 */
   if (f) {
     const char *v = o->version ? o->version : "?";
     if (o->format == REP_MD) write_md(f, &r, v);

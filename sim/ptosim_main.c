@@ -4,19 +4,32 @@
  * bytes as DIR/NAME.bin (what a finding's bundle compares with `cmp`). Exit 0
  * ok, 1 usage, kernel or runtime error. */
 #include "sim.h"
+#include "cli.h"
 #include "pto_version.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The usage text: on stderr for a usage error (exit 1), on stdout for --help (exit 0). */
-static int usage_to(FILE *f, int rc) {
-  fputs("usage: ptosim FILE (--reference | [--split=MODE] [--target=T] [--stop-after=PASS] [--bugs=LIST|all])\n"
-        "              [--seed=N] [--schedule=rr|random:N] [--dump] [--out-dir=DIR]\n"
-        "       ptosim --help | --version\n", f);
-  return rc;
-}
-static int usage(void) { return usage_to(stderr, 1); }
+static const IrOpt opts[] = {
+    {"--reference", NULL, NULL, "run the golden reference (the kernel's semantics)"},
+    IR_COMP_OPTS,                               /* any of them: a compiled variant */
+    {"--stop-after", "PASS", "every pass", "run the program of the level after PASS"},
+    {"--seed", "N", "0", "the input seed: the input tensors' values"},
+    {"--schedule", "rr|random:N", "rr", "the machine's task schedule: round-robin, or seeded random (N >= 1)"},
+    {"--dump", NULL, NULL, "print every output element too (canaries as canary)"},
+    {"--out-dir", "DIR", "none", "write each output tensor's bytes as DIR/NAME.bin"},
+    {NULL, NULL, NULL, NULL},
+};
+static const IrCmd cmd = {
+    "ptosim", "ptosim FILE (--reference | --split=MODE [--target=T] [--stop-after=PASS] [--bugs=LIST|all])\n"
+              "              [--seed=N] [--schedule=rr|random:N] [--dump] [--out-dir=DIR]",
+    "Runs the kernel FILE: its golden reference, or a compiled variant on the\n"
+    "machine; prints `out NAME digest=HEX16` per output tensor.",
+    opts,
+    "0  the run ended and every output was printed (and written)\n"
+    "1  a usage error (E-USAGE), a kernel or runtime error (coded), an output not written",
+};
 
 /* Each output tensor's bytes (row-major, canaries included) as dir/NAME.bin;
  * false (said on stderr) when one cannot be written. */
@@ -39,16 +52,8 @@ static bool write_outputs(Sim *s, const Kernel *k, const char *dir) {
   return true;
 }
 
-static bool parse_u64(const char *s, uint64_t *out) {
-  char *e;
-  if (!*s || *s == '-') return false;
-  unsigned long long v = strtoull(s, &e, 10);
-  if (*e) return false;
-  *out = v;
-  return true;
-}
-
-int main(int argc, char **argv) {
+static int ptosim(int argc, char **argv) {
+  IrCliBad bad = {0};
   const char *file = NULL;
   bool ref = false, dump = false;
   SimOpts so = {0};
@@ -59,8 +64,8 @@ int main(int argc, char **argv) {
   const char *bugs = NULL, *out_dir = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage_to(stdout, 0);
-    if (!strcmp(a, "--version")) return printf("ptosim %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
+    if (ir_cli_is_help(a)) return ir_cli_help(stdout, &cmd), 0;
+    if (ir_cli_is_version(a)) return printf("ptosim %s (commit %s)\n", PTO_VERSION, PTO_COMMIT), 0;
     if (!strncmp(a, "--bugs=", 7)) bugs = a + 7;
     if (ir_comp_flag(&co, a) || bugs == a + 7) {
       compiled = true;
@@ -72,22 +77,21 @@ int main(int argc, char **argv) {
       continue;
     }
     if (!strcmp(a, "--schedule=rr")) sched = 0;
-    else if (!strncmp(a, "--schedule=random:", 18) && parse_u64(a + 18, &sched) && sched) {
-    } else if (!strcmp(a, "--reference")) ref = true;
+    else if (ir_cli_u64(a, "--schedule=random:", &sched, &bad)) {
+      if (!sched && !bad.arg) bad.arg = a, snprintf(bad.why, sizeof bad.why, "a random schedule's seed is not 0");
+    }
+    else if (!strcmp(a, "--reference")) ref = true;
     else if (!strcmp(a, "--dump")) dump = true;
     else if (!strncmp(a, "--out-dir=", 10) && a[10]) out_dir = a + 10;
-    else if (!strncmp(a, "--seed=", 7) && parse_u64(a + 7, &so.seed)) {
-    } else if (a[0] == '-' || file) {
-      fprintf(stderr, "ptosim: unknown or repeated argument '%s'\n", a);
-      return usage();
-    } else file = a;
+    else if (ir_cli_u64(a, "--seed=", &so.seed, &bad)) {
+    } else if (a[0] == '-' || file) return ir_cli_fail(&cmd, "unknown or repeated argument '%s'", a);
+    else file = a;
   }
-  if (!file || ref == compiled) {
-    fputs(!file ? "ptosim: no kernel FILE given\n"
-          : ref ? "ptosim: --reference takes none of --split, --target, --stop-after, --bugs\n"
-                : "ptosim: give --reference or a compiled variant (--split=MODE ...)\n", stderr);
-    return usage();
-  }
+  if (bad.arg) return ir_cli_fail(&cmd, "'%s': %s", bad.arg, bad.why);
+  if (!file || ref == compiled)
+    return ir_cli_fail(&cmd, "%s", !file ? "no kernel FILE given"
+                                   : ref ? "--reference takes none of --split, --target, --stop-after, --bugs"
+                                         : "give --reference or a compiled variant (--split=MODE ...)");
   if (!ir_bugs_option("ptosim", bugs, &co.bugs)) return 1;
   Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {
@@ -113,5 +117,12 @@ int main(int argc, char **argv) {
     sim_free(s);
   }
   ir_arena_free(c.A);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  char **args = ir_cli_args(&argc, argv, opts);   /* `--opt value` as `--opt=value` */
+  int rc = ptosim(argc, args);
+  ir_cli_free(args, argc);
   return rc;
 }
