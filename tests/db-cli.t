@@ -139,16 +139,18 @@ ok $? "dbcli-5.8 reduce FILE honours the export's # flags and # seed: the findin
 ok $? "dbcli-5.9 reduce refuses a bad # flags line as diff does (E-FLAGS)"
 
 # a version 1 file is upgraded on open and then merges
-q "$T/v1.db" "
-CREATE TABLE campaign(id INTEGER PRIMARY KEY, engine TEXT, seed INTEGER, policy TEXT, defects TEXT,
-  tool_version TEXT, started TEXT, ended TEXT, kernels INTEGER, seconds REAL);
-CREATE TABLE finding(id INTEGER PRIMARY KEY, signature TEXT UNIQUE NOT NULL, kind TEXT, mode TEXT, code TEXT,
+# the version 1 tables after campaign: finding, testcase and its index
+V1_TABLES="CREATE TABLE finding(id INTEGER PRIMARY KEY, signature TEXT UNIQUE NOT NULL, kind TEXT, mode TEXT, code TEXT,
   op TEXT, pass TEXT, pattern TEXT, summary TEXT, first_seen TEXT, last_seen TEXT, hits INTEGER,
   status TEXT CHECK(status IN ('new','triaged','fixed','wontfix')) DEFAULT 'new', first_bad_pass TEXT);
 CREATE TABLE testcase(id INTEGER PRIMARY KEY, finding INTEGER REFERENCES finding(id),
   campaign INTEGER REFERENCES campaign(id), kernel TEXT NOT NULL, reduced TEXT, seed INTEGER, variant TEXT,
   flags TEXT, statements INTEGER);
-CREATE INDEX testcase_finding ON testcase(finding);
+CREATE INDEX testcase_finding ON testcase(finding);"
+q "$T/v1.db" "
+CREATE TABLE campaign(id INTEGER PRIMARY KEY, engine TEXT, seed INTEGER, policy TEXT, defects TEXT,
+  tool_version TEXT, started TEXT, ended TEXT, kernels INTEGER, seconds REAL);
+$V1_TABLES
 INSERT INTO campaign VALUES (1, 'prng', 5, 'p', '', '0.1.0', '2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z', 100, 60);
 INSERT INTO campaign VALUES (2, 'prng', 6, 'p', '', '0.1.0', '2026-01-02T00:00:00.000Z', '2026-01-02T00:01:00.000Z', 50, 30);
 INSERT INTO finding(id, signature, kind, hits) VALUES (1, 'hang|up_down|R-DEADLOCK|tpop|-|-', 'hang', 7);
@@ -171,13 +173,7 @@ ok $? "dbcli-6.3 two upgraded copies of one file are recognised as the same camp
 q "$T/v1uid.db" "
 CREATE TABLE campaign(id INTEGER PRIMARY KEY, engine TEXT, seed INTEGER, policy TEXT, defects TEXT,
   tool_version TEXT, started TEXT, ended TEXT, kernels INTEGER, seconds REAL, uid TEXT);
-CREATE TABLE finding(id INTEGER PRIMARY KEY, signature TEXT UNIQUE NOT NULL, kind TEXT, mode TEXT, code TEXT,
-  op TEXT, pass TEXT, pattern TEXT, summary TEXT, first_seen TEXT, last_seen TEXT, hits INTEGER,
-  status TEXT CHECK(status IN ('new','triaged','fixed','wontfix')) DEFAULT 'new', first_bad_pass TEXT);
-CREATE TABLE testcase(id INTEGER PRIMARY KEY, finding INTEGER REFERENCES finding(id),
-  campaign INTEGER REFERENCES campaign(id), kernel TEXT NOT NULL, reduced TEXT, seed INTEGER, variant TEXT,
-  flags TEXT, statements INTEGER);
-CREATE INDEX testcase_finding ON testcase(finding);
+$V1_TABLES
 INSERT INTO campaign VALUES (1, 'prng', 5, 'p', '', '0.1.0', '2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z', 100, 60, 'u-one');
 INSERT INTO campaign VALUES (2, 'prng', 6, 'p', '', '0.1.0', '2026-01-02T00:00:00.000Z', '2026-01-02T00:01:00.000Z', 50, 30, NULL);
 INSERT INTO finding(id, signature, kind, hits) VALUES (1, 'hang|up_down|R-DEADLOCK|tpop|-|-', 'hang', 7);
@@ -194,13 +190,7 @@ ok $? "dbcli-6.5 the upgraded file merges"
 q "$T/v2cv.db" "
 CREATE TABLE campaign(id INTEGER PRIMARY KEY, engine TEXT, seed INTEGER, policy TEXT, defects TEXT,
   tool_version TEXT, started TEXT, ended TEXT, kernels INTEGER, seconds REAL);
-CREATE TABLE finding(id INTEGER PRIMARY KEY, signature TEXT UNIQUE NOT NULL, kind TEXT, mode TEXT, code TEXT,
-  op TEXT, pass TEXT, pattern TEXT, summary TEXT, first_seen TEXT, last_seen TEXT, hits INTEGER,
-  status TEXT CHECK(status IN ('new','triaged','fixed','wontfix')) DEFAULT 'new', first_bad_pass TEXT);
-CREATE TABLE testcase(id INTEGER PRIMARY KEY, finding INTEGER REFERENCES finding(id),
-  campaign INTEGER REFERENCES campaign(id), kernel TEXT NOT NULL, reduced TEXT, seed INTEGER, variant TEXT,
-  flags TEXT, statements INTEGER);
-CREATE INDEX testcase_finding ON testcase(finding);
+$V1_TABLES
 CREATE TABLE campaign_variant(campaign INTEGER REFERENCES campaign(id), variant TEXT NOT NULL,
   valid INTEGER, unsupported INTEGER, PRIMARY KEY(campaign, variant));
 INSERT INTO campaign VALUES (1, 'prng', 5, 'p', '', '0.1.0', '2026-01-01T00:00:00.000Z', NULL, 10, 6);
