@@ -469,7 +469,7 @@ static bool announce(Parent *p, int64_t id, const char *sig) {
   bool ok = f && db_cmd_export(p->db, id, f) == 0;
   if (f && fclose(f)) ok = false;
   if (!ok) {
-    snprintf(p->dberr, sizeof p->dberr, "writing %s: %s", path, errno ? strerror(errno) : "the export failed");
+    snprintf(p->dberr, sizeof p->dberr, "writing %.200s: %.100s", path, errno ? strerror(errno) : "the export failed");
     p->arterr = true;
   }
   return ok;
