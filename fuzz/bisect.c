@@ -262,6 +262,7 @@ int fz_bisect(int argc, char **argv) {
                       .only = g.variant[0] ? g.variant : NULL};
       fz_real_replay(t, &c, 1, REPLAY_WATCHDOG_S);
       fz_real_free(t);
+      if (orc_stop_pending()) break;            /* the caller ends with the signal */
       r[k] = judge(&g, &c, ev, sizeof ev);
     }
     printf("build %d %s: %s: %s\n", k + 1, b[k].label, replay_word[r[k]], ev);
@@ -350,7 +351,7 @@ int fz_recheck(int argc, char **argv) {
   } else if (n) {
     fz_real_replay(t, c, n, REPLAY_WATCHDOG_S + 60.0 * n);
     fz_real_free(t);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !orc_stop_pending(); i++) {   /* stopped: nothing is judged */
       char ev[600];
       Replay r = judge(&g[i], &c[i], ev, sizeof ev);
       fixed += r == RP_NO, still += r == RP_YES, unknown += r == RP_UNKNOWN;

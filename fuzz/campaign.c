@@ -279,6 +279,7 @@ static void real_worker(const FzRunOpts *o, const FzPolicy *pol, const RealTools
     sh->started = fz_now() + 1e9;               /* no watchdog: the tools have their own limits */
     RealTimes tm = {0};
     orc_real_check(rt, b.rc, nb, &(RealOpts){.jobs = jobs, .batch = tu_batch(nb, jobs), .memo = memo}, &tm);
+    if (orc_stop_pending()) _exit(0);           /* its tools are gone, its work directory too */
     sh->t_emit += tm.emit / 1e3, sh->t_ptoas += tm.ptoas / 1e3, sh->t_cxx += tm.cxx / 1e3;
     sh->t_run += tm.run / 1e3, sh->t_rcompare += tm.compare / 1e3;
     sh->real_checks += tm.jobs;
@@ -347,6 +348,10 @@ static void pypto_worker(const FzRunOpts *o, const FzPolicy *pol, const PyptoBui
     sh->started = fz_now() + 1e9;               /* no watchdog: the tools have their own limits */
     PyTimes tm = {0};
     orc_pypto_check(d, rt, pc, nb, &(RealOpts){.jobs = 1, .batch = tu_batch(nb, 1)}, &tm);
+    if (orc_stop_pending()) {                   /* the driver and the tools are gone: their files too */
+      orc_pypto_close(d);
+      _exit(0);
+    }
     sh->t_translate += tm.translate / 1e3, sh->t_pypto += tm.pypto / 1e3, sh->t_torch += tm.torch / 1e3;
     sh->t_ptoas += tm.ptoas / 1e3, sh->t_cxx += tm.cxx / 1e3, sh->t_run += tm.run / 1e3;
     sh->t_rcompare += tm.compare / 1e3;
@@ -603,9 +608,10 @@ static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, const Spec *w, doubl
   if (!pid) {
     close(fds[0]);
     close(p->sigfd);
-    if (w->kind == W_MODEL)                     /* the parent stops the model's workers */
+    if (w->kind == W_MODEL) {                   /* the parent kills the model's workers */
       signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN), signal(SIGHUP, SIG_IGN);
-    sigprocmask(SIG_SETMASK, &p->oldmask, NULL);
+      sigprocmask(SIG_SETMASK, &p->oldmask, NULL);
+    }                                           /* the real ones keep them blocked and poll (child.c) */
     if (w->kind == W_REAL) real_worker(p->o, p->pol, w->rt, jobs, deadline, sh, fds[1], parent);
     if (w->kind == W_PYPTO) pypto_worker(p->o, p->pol, w->pb, w->rt, w->start, w->step, deadline, sh, fds[1], parent);
     worker(p->o, p->pol, jobs, w->start, deadline, sh, fds[1], parent);
@@ -615,6 +621,27 @@ static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, const Spec *w, doubl
   fcntl(fds[0], F_SETFL, fl | O_NONBLOCK);
   kd->pid = pid;
   kd->fd = fds[0];
+}
+
+/* The model's workers are killed; the real ones are sent SIGTERM, which their
+ * back end polls (it kills its tools and removes its work directory), and are
+ * killed after FZ_STOP_GRACE_S. */
+static void stop_workers(Kid *kids, const Spec *spec, int nw) {
+  for (int w = 0; w < nw; w++)
+    if (kids[w].pid) kill(kids[w].pid, spec[w].kind == W_MODEL ? SIGKILL : SIGTERM);
+  double until = fz_now() + FZ_STOP_GRACE_S;
+  for (int w = 0; w < nw; w++) {
+    if (!kids[w].pid) continue;
+    while (waitpid(kids[w].pid, NULL, WNOHANG) == 0) {
+      if (fz_now() >= until) {
+        kill(kids[w].pid, SIGKILL);
+        waitpid(kids[w].pid, NULL, 0);
+        break;
+      }
+      usleep(10000);
+    }
+    kids[w].pid = 0;
+  }
 }
 
 /* A worker died or hung with kernel i in flight: record it. */
@@ -847,10 +874,8 @@ int fz_run(const FzRunOpts *o) {
     for (int w = 0; w < nw; w++) read_kid(&p, &kids[w]);
     if (p.stop_sig || p.dberr[0]) {
       /* stop: the workers go, the kernels they finished keep their findings */
-      for (int w = 0; w < nw; w++)
-        if (kids[w].pid) kill(kids[w].pid, SIGKILL);
+      stop_workers(kids, spec, nw);
       for (int w = 0; w < nw; w++) {
-        if (kids[w].pid) waitpid(kids[w].pid, NULL, 0), kids[w].pid = 0;
         read_kid(&p, &kids[w]);
         if (kids[w].fd >= 0) close(kids[w].fd), kids[w].fd = -1;
       }

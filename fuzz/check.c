@@ -114,7 +114,8 @@ static const IrCmd cmd = {
     opts,
     "0  every file ok (or the back end's tools absent: a TAP skip)\n"
     "1  a usage error (E-USAGE) or an input error; nothing to check, unless --allow-empty\n"
-    "3  some file not ok",
+    "3  some file not ok\n"
+    "130  SIGINT (143 SIGTERM, 129 SIGHUP): `Bail out!`, its checks, tools and work files gone",
 };
 
 /* A usage error (E-USAGE, exit 1), naming arg when there is one. */
@@ -140,15 +141,20 @@ static char *xstrdup(const char *s) {
   return d;
 }
 
+/* The file's bytes, at most IR_MAX_SRC + 1 of them (/dev/zero, a pipe that
+ * never ends: the compiler refuses more with E-LIMIT, so no more is read). */
 static char *read_all(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap + 1);
   if (!buf) die("out of memory");
-  for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+  for (size_t r; n <= IR_MAX_SRC && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
     n += r;
-    if (n == cap && !(buf = realloc(buf, (cap *= 2) + 1))) die("out of memory");
+    if (n == cap && cap <= IR_MAX_SRC) {
+      cap = cap * 2 > (size_t)IR_MAX_SRC + 1 ? (size_t)IR_MAX_SRC + 1 : cap * 2;
+      if (!(buf = realloc(buf, cap + 1))) die("out of memory");
+    }
   }
   bool ok = !ferror(f);
   fclose(f);
@@ -325,6 +331,13 @@ static void add_file(List *l, const char *path) {
     l->errors++;
     return;
   }
+  if (len > IR_MAX_SRC) {
+    fprintf(stderr, "%s:1:1: error[E-LIMIT]: larger than %d MB, the largest source file ptoc reads [user]\n", path,
+            IR_MAX_SRC >> 20);
+    free(text);
+    l->errors++;
+    return;
+  }
   Repro *r = push(l);
   r->path = xstrdup(path);
   r->text = text;
@@ -435,6 +448,7 @@ static bool check(int num, const Repro *r, bool all, uint32_t bugs) {
       snprintf(why, sizeof why, "--bugs=%s: %s is not among the findings (%s)", names, r->sig, got);
     snprintf(did, sizeof did, "clean, --bugs=%s gives %s", names, r->sig);
   }
+  if (orc_stop_pending()) return false;        /* stopped mid-way: no verdict for this point */
   for (char *c = why; *c; c++) *c = *c == '\n' || *c == '\r' ? ' ' : *c;   /* one TAP line */
   if (why[0]) printf("not ok %d - %s # %s\n", num, r->path, why);
   else printf("ok %d - %s %s\n", num, r->path, did);
@@ -488,7 +502,7 @@ static int real_check(const List *l, const FzReal *t) {
   /* a watchdog far above what the batch takes: the tools have limits of their own */
   fz_real_replay(t, c, nc, 600 + 60.0 * nc);
   int failed = 0;
-  for (int i = 0; i < l->n; i++) {
+  for (int i = 0; i < l->n && !orc_stop_pending(); i++) {
     const Repro *r = &l->v[i];
     char why[2400], did[FZ_SIGLEN + 16];
     const FzRealCase *x = at[i] >= 0 ? &c[at[i]] : NULL;
@@ -597,15 +611,21 @@ static int check_main(int argc, char **argv) {
     }
   } else {
     printf("1..%d\n", l.n);
-    for (int i = 0; i < l.n; i++) failed += !check(i + 1, &l.v[i], all, bugs);
+    for (int i = 0; i < l.n && !orc_stop_pending(); i++) failed += !check(i + 1, &l.v[i], all, bugs);
   }
   fz_real_free(t);
   for (int i = 0; i < l.n; i++) free(l.v[i].path), free(l.v[i].text);
   free(l.v);
+  int sig = orc_stop_pending();
+  if (sig) {                                    /* the tools are gone, their work directories too */
+    printf("Bail out! stopped by SIG%s\n", sigabbrev_np(sig));
+    return 128 + sig;
+  }
   return failed < 0 ? 1 : failed ? 3 : 0;
 }
 
 int main(int argc, char **argv) {
+  orc_stop_block(NULL);                         /* SIGINT, SIGTERM, SIGHUP: polled, see child.c */
   char **args = ir_cli_args(&argc, argv, opts);   /* `--opt value` as `--opt=value` */
   int rc = check_main(argc, args);
   ir_cli_free(args, argc);

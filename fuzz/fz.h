@@ -406,6 +406,25 @@ uint64_t fz_kernel_seed(uint64_t seed, int64_t i);                  /* kernel i 
 bool fz_parse_shard(const char *text, int64_t *i, int64_t *n);     /* "I/N", 0 <= I < N */
 char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len);   /* malloc'd */
 
+/* ---- child.c: a function run in a forked child -------------------------------------- */
+
+void *fz_shared(size_t n);                      /* zeroed memory the caller shares with its children */
+void fz_shared_free(void *p, size_t n);
+typedef struct {
+  /* in */
+  double timeout_s;                             /* the watchdog; <= 0: none */
+  double grace_s;                               /* when the command stops: how long the child may clean
+                                                   up after SIGTERM (its real tools); 0: killed at once */
+  /* out */
+  int st;                                       /* wait status */
+  bool hung;                                    /* ran past the watchdog, killed */
+  int stopped;                                  /* the command is stopping (orc_stop_pending): the signal */
+} FzChild;
+/* fn(ctx) in a forked child that dies with its parent; true when it exited 0
+ * (not hung, not stopped). */
+bool fz_in_child(void (*fn)(void *ctx), void *ctx, FzChild *c);
+enum { FZ_STOP_GRACE_S = 1 };                   /* a child with real tools: SIGTERM, then SIGKILL after this */
+
 /* ---- replay.c: one kernel's verdict as a set of signatures ------------------------ */
 
 enum { FZ_SIGLEN = 160, FZ_MAXSIG = 17 };       /* 4 variants x 2 schedules and a lost child; PyPTO: 4 x 4 results */
@@ -513,6 +532,10 @@ int fz_bench_scale(int argc, char **argv);
 int fz_bisect(int argc, char **argv);
 int fz_recheck(int argc, char **argv);
 
+/* ---- cache.c: `ptofuzz cache [clean [--all]]` ----------------------------------------- */
+
+int fz_cache(int argc, char **argv);            /* the arguments after `cache`; the exit status */
+
 /* ---- import.c: `ptofuzz import`, engine inputs into findings ---------------------- */
 
 /* The kernel text fuzz/target.c generates from an engine input (default
@@ -584,11 +607,13 @@ typedef struct {
   int stmts_before, stmts_after;                /* fz_count_stmts */
   int calls, cache_hits;                        /* predicate calls made; answers found in the cache */
   bool capped;                                  /* a limit stopped the search */
+  int stopped;                                  /* the command is stopping (orc_stop_pending): the signal */
 } FzReduceStats;
 /* A smaller text for which keep still holds (text is assumed to satisfy it):
  * delta debugging over the body's lines and blocks, then unused parameters,
  * loop trip counts and operands. Deterministic for a deterministic keep while
- * no limit is reached. malloc'd; never NULL. */
+ * no limit is reached. A pending stop (orc_stop_pending) ends the search as a
+ * limit does, with the smallest text so far. malloc'd; never NULL. */
 char *fz_reduce_text(const char *text, FzKeepFn keep, void *ctx, const FzReduceLimits *lim, FzReduceStats *st);
 /* Statements of a kernel text: body lines that end in `;` or open a block. */
 int fz_count_stmts(const char *text);

@@ -44,11 +44,9 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,50 +76,36 @@ char *fz_bytes_kernel(const uint8_t *data, size_t n, size_t *len) {
   return text;
 }
 
+typedef struct {
+  const char *text;
+  size_t len;
+  uint32_t bugs;
+  Box *b;
+} CheckJob;
+
+static void check_child(void *ctx) {
+  CheckJob *j = ctx;
+  OrcOpts o = {.bugs = j->bugs, .input_seed = 0, .sched_seed = 1, .bisect = true, .random_every = 0,
+               .progress = note, .ctx = j->b};
+  orc_check(&(Src){"import", j->text, j->len}, &o, &j->b->res);
+  j->b->done = 1;
+}
+
 /* The oracle on text in a forked child; false (with *st, *hung) when the child
  * died or hung, and then b->variant / b->sched name the variant in flight. */
 static bool check(const char *text, size_t len, uint32_t bugs, Box *b, int *st, bool *hung) {
   memset((void *)b, 0, sizeof *b);
-  int fds[2];
-  if (pipe(fds)) die("pipe: %s", strerror(errno));
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) die("fork: %s", strerror(errno));
-  if (!pid) {
-    close(fds[0]);
-    signal(SIGPIPE, SIG_DFL);
-    OrcOpts o = {.bugs = bugs, .input_seed = 0, .sched_seed = 1, .bisect = true, .random_every = 0,
-                 .progress = note, .ctx = b};
-    orc_check(&(Src){"import", text, len}, &o, &b->res);
-    b->done = 1;
-    _exit(0);
-  }
-  close(fds[1]);
-  double deadline = fz_now() + FZ_HANG_SECONDS;
-  *hung = false;
-  for (;;) {                                    /* the write end closes when the child ends */
-    double left = deadline - fz_now();
-    if (left <= 0) {
-      *hung = true;
-      break;
-    }
-    struct pollfd p = {.fd = fds[0], .events = POLLIN};
-    int n = poll(&p, 1, (int)(left * 1000) + 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n > 0) break;
-  }
-  close(fds[0]);
-  if (*hung) kill(pid, SIGKILL);
-  while (waitpid(pid, st, 0) < 0 && errno == EINTR) {
-  }
-  return !*hung && WIFEXITED(*st) && !WEXITSTATUS(*st) && b->done;
+  FzChild c = {.timeout_s = FZ_HANG_SECONDS};
+  bool ok = fz_in_child(check_child, &(CheckJob){text, len, bugs, b}, &c) && b->done;
+  *st = c.st;
+  *hung = c.hung;
+  return ok;
 }
 
 void fz_sign_input(const uint8_t *data, size_t n, uint32_t bugs, FzVerdict *v) {
   size_t len;
   char *text = fz_bytes_kernel(data, n, &len);
-  Box *b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (b == MAP_FAILED) die("mmap: %s", strerror(errno));
+  Box *b = fz_shared(sizeof *b);
   int st;
   bool hung;
   memset(v, 0, sizeof *v);
@@ -134,7 +118,7 @@ void fz_sign_input(const uint8_t *data, size_t n, uint32_t bugs, FzVerdict *v) {
         orc_signature(&b->res.r[i], sig, sizeof sig);
         fz_verdict_add(v, sig);
       }
-  munmap(b, sizeof *b);
+  fz_shared_free(b, sizeof *b);
   free(text);
 }
 
@@ -280,8 +264,7 @@ int fz_import(int argc, char **argv) {
   fclose(pf);
   Camp camps[1 << 6];                           /* one campaign row per set of defects */
   int ncamp = 0;
-  Box *b = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (b == MAP_FAILED) die("mmap: %s", strerror(errno));
+  Box *b = fz_shared(sizeof *b);
   int rc = 0, nfind = 0, nnew = 0, nuniq = 0, cap = 0;
   bool refused = false;
   double ckpt = fz_now();
@@ -381,7 +364,7 @@ int fz_import(int argc, char **argv) {
     }
   }
   free(poltext);
-  munmap(b, sizeof *b);
+  fz_shared_free(b, sizeof *b);
   for (int c = 0; c < ncamp; c++)
     if (!db_campaign_end(db, camps[c].id, camps[c].files, fz_now() - camps[c].t0) && !rc) {
       fprintf(stderr, "ptofuzz: import: database: %s\n", db_errmsg(db));

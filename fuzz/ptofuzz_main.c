@@ -150,6 +150,7 @@ static bool kernel_opt(const char *a, FzRunOpts *o, IrCliBad *bad) {
 }
 
 static int reduce(int argc, char **argv);
+static int stoppable(int (*cmd)(int, char **), const char *name, int argc, char **argv);
 
 /* A campaign's --reduce-new: finding id of database db reduced as `reduce
  * --finding=ID` does, within `seconds`, quietly, with the campaign's tools. */
@@ -406,7 +407,7 @@ static int dbcmd(int argc, char **argv) {
   const char *path = "findings.db", *args[64];
   int n = 0;
   if (argc && !strcmp(argv[0], "recheck")) {
-    int rc = fz_recheck(argc - 1, argv + 1);  /* bisect.c */
+    int rc = stoppable(fz_recheck, "db recheck", argc - 1, argv + 1);   /* bisect.c */
     return rc < 0 ? usage_of("db recheck", stderr, 1) : rc;
   }
   bool clusters = false;                        /* db list --clusters */
@@ -542,6 +543,7 @@ static int diff_pypto(const Src *src, uint64_t seed, const char *list, double ti
     PyCase pc = {.src = src, .input_seed = seed, .only = -1};
     orc_pypto_check(d, rt, &pc, 1, &(RealOpts){.jobs = jobs, .keep = keep}, NULL);
     orc_pypto_close(d);
+    if (orc_stop_pending()) return 2;           /* stopped: no verdict (diff ends by the signal) */
     if (pc.invalid) {
       fputs("invalid: ", stdout);
       ir_diag_print(stdout, src, &pc.why);
@@ -570,6 +572,7 @@ static bool real_tools(RealTools *t, const char *ptoas, const char *isa) {
 static int diff_real(const Src *src, uint64_t seed, uint32_t bugs, const RealTools *t, int jobs, bool keep) {
   RealCase rc = {.src = src, .input_seed = seed, .bugs = bugs, .only = -1};
   orc_real_check(t, &rc, 1, &(RealOpts){.jobs = jobs, .keep = keep}, NULL);
+  if (orc_stop_pending()) return 2;             /* stopped: no verdict (diff ends by the signal) */
   if (rc.invalid) {
     fputs("invalid: ", stdout);
     ir_diag_print(stdout, src, &rc.why);
@@ -713,6 +716,10 @@ static int diff(int argc, char **argv) {
       return 1;
     }
   }
+  /* the real back ends poll SIGINT, SIGTERM and SIGHUP (oracle/real.c): their
+   * tools end and their work files go; the signal then ends diff */
+  sigset_t old;
+  orc_stop_block(&old);
   if (real) {
     int r = diff_real(&src, o.input_seed, o.bugs, &tools, jobs < 1 ? 1 : (int)jobs, keep);
     if (r == 1) {
@@ -729,6 +736,7 @@ static int diff(int argc, char **argv) {
     }
     rc = rc == 3 || r == 3 ? 3 : r == 2 ? 2 : rc;
   }
+  sigprocmask(SIG_SETMASK, &old, NULL);
   printf("verdict=%s\n", rc == 3 ? "finding" : rc == 2 ? "tool-error" : "clean");
   ir_arena_free(A);
   return rc;
@@ -792,7 +800,21 @@ static const char *sig_backend(const char *sig) {
  * capped at FZ_REDUCE_REAL_MAX_CALLS checks, with progress on stderr. Exit 0
  * ok, 1 usage or a kernel without the signature, 2 internal error or no
  * usable real toolchain. */
-static int reduce(int argc, char **argv) {
+/* cmd with SIGINT, SIGTERM and SIGHUP polled (fuzz/child.c, oracle/real.c):
+ * the real tools it runs end and their work files go; then 128 + the signal. */
+static int stoppable(int (*cmd)(int, char **), const char *name, int argc, char **argv) {
+  sigset_t old;
+  orc_stop_block(&old);
+  int rc = cmd(argc, argv), stop = orc_stop_pending();
+  if (stop) {
+    fprintf(stderr, "ptofuzz: %s: stopped by SIG%s\n", name, sigabbrev_np(stop));
+    rc = 128 + stop;
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);         /* a stop still pending ends the process here */
+  return rc;
+}
+
+static int reduce_run(int argc, char **argv) {
   const char *file = NULL, *sig = NULL, *out = NULL, *dbpath = "findings.db", *bugs = NULL, *fid = NULL;
   const char *backend = NULL, *ptoas = NULL, *isa = NULL, *pypto = NULL;
   bool seeded = false, opt_db = false, quiet = false;
@@ -913,6 +935,7 @@ static int reduce(int argc, char **argv) {
       fprintf(stderr, "reduce: the real back end (ptoas %s): every variant once, then the one that shows the signature\n",
               fz_real_version(real));
     fz_real_replay(real, &c0, 1, 0);
+    if (orc_stop_pending()) goto done;
     if (c0.lost || c0.v.invalid) {
       fprintf(stderr, "ptofuzz: reduce: %s: %s%s\n", name, c0.v.invalid ? "the kernel is invalid: " : "", c0.v.why);
       rc = c0.lost ? 2 : 1;
@@ -924,6 +947,7 @@ static int reduce(int argc, char **argv) {
     rc = 2;
     goto done;
   }
+  if (orc_stop_pending()) goto done;
   double once = fz_now() - t0;
   if (!sig && !first.n) {
     fprintf(stderr, "ptofuzz: reduce: %s gives no finding%s\n", name, use_real ? " on the real back end" : "");
@@ -982,7 +1006,9 @@ static int reduce(int argc, char **argv) {
   if (!quiet)
     fprintf(stderr, "reduce: statements %d -> %d, oracle calls %d, signature %s\n", st.stmts_before, st.stmts_after,
             st.calls + 1, sig);
-  if (st.capped && !quiet)
+  if (st.stopped) {                             /* written: every state kept gave the signature */
+    fprintf(stderr, "reduce: the smallest kernel so far is written\n");
+  } else if (st.capped && !quiet)
     fprintf(stderr, "reduce: stopped by a limit (%d oracle calls, %.0f s): the result may not be minimal\n", max_calls,
             secs > 0 ? secs : (double)FZ_REDUCE_MAX_SECONDS);
   free(red);
@@ -993,6 +1019,10 @@ done:
   db_close(d);
   return rc;
 }
+
+/* reduce with SIGINT, SIGTERM and SIGHUP polled: its checks end and the
+ * smallest kernel so far is written. */
+static int reduce(int argc, char **argv) { return stoppable(reduce_run, "reduce", argc, argv); }
 
 enum { REPORT_REDUCE_S = 60 };                  /* report: the default --reduce=S */
 
@@ -1093,8 +1123,9 @@ static int command(const char *cmd, int n, char **args) {
   if (!strcmp(cmd, "reduce")) return reduce(n, args);
   if (!strcmp(cmd, "report") || !strcmp(cmd, "dashboard")) return triage(cmd[0] == 'd', n, args);
   if (!strcmp(cmd, "import")) return fz_import(n, args);   /* import.c */
+  if (!strcmp(cmd, "cache")) return fz_cache(n, args);     /* cache.c */
   if (!strcmp(cmd, "bisect")) {
-    int rc = fz_bisect(n, args);   /* bisect.c */
+    int rc = stoppable(fz_bisect, "bisect", n, args);   /* bisect.c */
     return rc < 0 ? usage_of("bisect", stderr, 1) : rc;
   }
   return ir_cli_fail(cmd_of(NULL), "unknown command '%s'", cmd);

@@ -383,12 +383,17 @@ static bool test(Red *R) {
     R->st->cache_hits++;
     return s->keep;
   }
-  if (R->st->calls >= R->lim.max_calls || fz_now() - R->t0 >= R->lim.max_seconds) {
+  if ((R->st->stopped = orc_stop_pending()) || R->st->calls >= R->lim.max_calls ||
+      fz_now() - R->t0 >= R->lim.max_seconds) {
     R->capped = true;
     return false;
   }
   R->st->calls++;
   bool keep = R->keep(R->ctx, R->out.p, R->out.n);
+  if ((R->st->stopped = orc_stop_pending())) {  /* the check was cut short: no answer to keep */
+    R->capped = true;
+    return false;
+  }
   s = slot(R, h);
   *s = (CacheSlot){h, true, keep};
   R->ncache++;

@@ -18,11 +18,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,55 +99,34 @@ bool fz_reap(pid_t pid, bool busy, double started, int *st, bool *hung) {
   return r == pid;
 }
 
+typedef struct {
+  const FzReplay *r;
+  Box *box;
+} ReplayJob;
+
+static void replay_child(void *ctx) {
+  ReplayJob *j = ctx;
+  int null = j->r->quiet ? open("/dev/null", O_WRONLY) : -1;   /* a candidate's crash message is noise */
+  if (null >= 0) dup2(null, 1), dup2(null, 2), close(null);
+  FzReplay local = *j->r;
+  local.progress = note;
+  local.ctx = j->box;
+  fz_verdict(&local, &j->box->v);
+  j->box->done = 1;
+}
+
 void fz_replay(const FzReplay *r, double timeout_s, FzVerdict *v) {
-  Box *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (s == MAP_FAILED) die("mmap: %s", strerror(errno));
-  memset(s, 0, sizeof *s);
-  int fds[2];
-  if (pipe(fds)) die("pipe: %s", strerror(errno));
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) die("fork: %s", strerror(errno));
-  if (!pid) {                                   /* the child: the oracle, then exit */
-    close(fds[0]);
-    signal(SIGPIPE, SIG_DFL);
-    int null = r->quiet ? open("/dev/null", O_WRONLY) : -1;   /* a candidate's crash message is noise */
-    if (null >= 0) dup2(null, 1), dup2(null, 2), close(null);
-    FzReplay local = *r;
-    local.progress = note;
-    local.ctx = s;
-    fz_verdict(&local, &s->v);
-    s->done = 1;
-    _exit(0);
-  }
-  close(fds[1]);
-  /* The write end closes when the child ends: poll for that, up to the watchdog. */
-  double deadline = fz_now() + (timeout_s > 0 ? timeout_s : 1e9);
-  bool hung = false;
-  for (;;) {
-    double left = deadline - fz_now();
-    if (left <= 0) {
-      hung = true;
-      break;
-    }
-    struct pollfd p = {.fd = fds[0], .events = POLLIN};
-    int n = poll(&p, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n > 0) break;
-  }
-  close(fds[0]);
-  int st = 0;
-  if (hung) kill(pid, SIGKILL);
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (!hung && WIFEXITED(st) && !WEXITSTATUS(st) && s->done) {
+  Box *s = fz_shared(sizeof *s);
+  FzChild c = {.timeout_s = timeout_s};
+  if (fz_in_child(replay_child, &(ReplayJob){r, s}, &c) && s->done) {
     *v = s->v;
   } else {
     memset(v, 0, sizeof *v);
     if (s->done) *v = s->v;                     /* died after its verdict: keep what it found */
-    fz_verdict_lost(v, s->variant, hung, st);
+    if (c.stopped) snprintf(v->why, sizeof v->why, "stopped by SIG%s", sigabbrev_np(c.stopped));
+    else fz_verdict_lost(v, s->variant, c.hung, c.st);
   }
-  munmap(s, sizeof *s);
+  fz_shared_free(s, sizeof *s);
 }
 
 /* ---- the real back end ------------------------------------------------------------ */
@@ -231,72 +208,60 @@ static void real_verdict(bool invalid, const Diag *why, const VarResult *r, int 
   c->clean = clean;
 }
 
+typedef struct {
+  const FzReal *t;
+  const FzRealCase *in;
+  FzRealCase *out;
+  int n;
+  volatile int *done;
+} BatchJob;
+
+static void real_child(void *ctx) {
+  BatchJob *j = ctx;
+  dup2(2, 1);                                   /* nothing may reach the parent's stdout (TAP) */
+  int n = j->n;
+  Src *src = calloc((size_t)n, sizeof *src);
+  RealCase *rc = calloc((size_t)n, sizeof *rc);
+  if (!src || !rc) _exit(2);
+  for (int i = 0; i < n; i++) {
+    const FzRealCase *c = &j->in[i];
+    src[i] = (Src){c->name ? c->name : "kernel", c->text, c->len};
+    rc[i] = (RealCase){.src = &src[i], .input_seed = c->input_seed, .bugs = c->bugs,
+                       .only = c->only ? orc_real_variant(c->only) : -1};
+  }
+  orc_real_check(&j->t->t, rc, n, &j->t->o, NULL);
+  if (orc_stop_pending()) _exit(3);             /* stopped: its tools were killed, the verdicts are not */
+  for (int i = 0; i < n; i++) real_verdict(rc[i].invalid, &rc[i].why, rc[i].r, rc[i].n, &j->out[i]);
+  *j->done = 1;
+}
+
 /* Cases c[0..n) in one orc_real_check, in a forked child writing the verdicts
- * to shared memory. False when the child died or hung (*how says which). */
-static bool real_batch(const FzReal *t, FzRealCase *c, int n, double timeout_s, char *how, size_t hn) {
+ * to shared memory. False when the child died, hung or was stopped (*how says
+ * which; *stopped the signal). */
+static bool real_batch(const FzReal *t, FzRealCase *c, int n, double timeout_s, char *how, size_t hn, int *stopped) {
   size_t bytes = sizeof(FzRealCase) * (size_t)n + sizeof(int);
-  void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) die("mmap: %s", strerror(errno));
-  FzRealCase *out = mem;
+  FzRealCase *out = fz_shared(bytes);
   volatile int *done = (int *)(out + n);
   memcpy(out, c, sizeof *c * (size_t)n);
-  *done = 0;
-  int fds[2];
-  if (pipe(fds)) die("pipe: %s", strerror(errno));
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) die("fork: %s", strerror(errno));
-  if (!pid) {                                   /* the child: the real back end, then exit */
-    close(fds[0]);
-    signal(SIGPIPE, SIG_DFL);
-    dup2(2, 1);                                 /* nothing may reach the parent's stdout (TAP) */
-    Src *src = calloc((size_t)n, sizeof *src);
-    RealCase *rc = calloc((size_t)n, sizeof *rc);
-    if (!src || !rc) _exit(2);
-    for (int i = 0; i < n; i++) {
-      src[i] = (Src){c[i].name ? c[i].name : "kernel", c[i].text, c[i].len};
-      rc[i] = (RealCase){.src = &src[i], .input_seed = c[i].input_seed, .bugs = c[i].bugs,
-                         .only = c[i].only ? orc_real_variant(c[i].only) : -1};
-    }
-    orc_real_check(&t->t, rc, n, &t->o, NULL);
-    for (int i = 0; i < n; i++) real_verdict(rc[i].invalid, &rc[i].why, rc[i].r, rc[i].n, &out[i]);
-    *done = 1;
-    _exit(0);
-  }
-  close(fds[1]);
-  double deadline = fz_now() + (timeout_s > 0 ? timeout_s : 1e9);
-  bool hung = false;
-  for (;;) {                                    /* the write end closes when the child ends */
-    double left = deadline - fz_now();
-    if (left <= 0) {
-      hung = true;
-      break;
-    }
-    struct pollfd p = {.fd = fds[0], .events = POLLIN};
-    int k = poll(&p, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1);
-    if (k < 0 && errno == EINTR) continue;
-    if (k > 0) break;
-  }
-  close(fds[0]);
-  int st = 0;
-  if (hung) kill(pid, SIGKILL);                 /* the tools it started die with it (PR_SET_PDEATHSIG) */
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  bool ok = !hung && WIFEXITED(st) && !WEXITSTATUS(st) && *done;
+  FzChild ch = {.timeout_s = timeout_s, .grace_s = FZ_STOP_GRACE_S};
+  bool ok = fz_in_child(real_child, &(BatchJob){t, c, out, n, done}, &ch) && *done;
+  *stopped = ch.stopped;
   if (ok) {
     for (int i = 0; i < n; i++) {               /* the verdicts; the inputs stay the caller's */
       FzRealCase in = c[i];
       c[i] = out[i];
       c[i].name = in.name, c[i].text = in.text, c[i].len = in.len, c[i].only = in.only;
     }
-  } else if (hung) {
+  } else if (ch.stopped) {
+    snprintf(how, hn, "stopped by SIG%s", sigabbrev_np(ch.stopped));
+  } else if (ch.hung) {
     snprintf(how, hn, "the check ran past its watchdog (%.3g s) and was killed", timeout_s);
-  } else if (WIFSIGNALED(st)) {
-    snprintf(how, hn, "the check died: %s", strsignal(WTERMSIG(st)));
+  } else if (WIFSIGNALED(ch.st)) {
+    snprintf(how, hn, "the check died: %s", strsignal(WTERMSIG(ch.st)));
   } else {
-    snprintf(how, hn, "the check exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    snprintf(how, hn, "the check exited with status %d", WIFEXITED(ch.st) ? WEXITSTATUS(ch.st) : -1);
   }
-  munmap(mem, bytes);
+  fz_shared_free(out, bytes);
   return ok;
 }
 
@@ -323,9 +288,10 @@ void fz_real_replay(const FzReal *t, FzRealCase *c, int n, double timeout_s) {
     return;
   }
   char how[200];
-  if (real_batch(t, c, n, timeout_s, how, sizeof how)) return;
+  int stopped = 0;
+  if (real_batch(t, c, n, timeout_s, how, sizeof how, &stopped)) return;
   for (int i = 0; i < n; i++) {                 /* find the case at fault */
-    if (n > 1 && real_batch(t, &c[i], 1, timeout_s, how, sizeof how)) continue;
+    if (n > 1 && !stopped && real_batch(t, &c[i], 1, timeout_s, how, sizeof how, &stopped)) continue;
     memset(&c[i].v, 0, sizeof c[i].v);
     c[i].clean = c[i].toolerr = false;
     c[i].n = 0;

@@ -117,11 +117,13 @@ static const IrOpt o_bisect[] = {
     {"--toolchains", "A,B,...", "none: required", "the builds, oldest first"}, OPT_DB,
     OPT_JOBS("the tools' own", "parallel replays (1..256)"), OPT_END};
 
+static const IrOpt o_cache[] = {{"--all", NULL, NULL, "clean: work directories in use too"}, OPT_END};
+
 static const IrCmd cmds[] = {
     {"ptofuzz",
      "ptofuzz diff|run|gen|reduce|report|dashboard|import|bisect [OPTION...]\n"
      "ptofuzz db init|list|stats|show|export|status|merge|recheck [OPTION...]\n"
-     "ptofuzz bench throughput|defects|scale [OPTION...]",
+     "ptofuzz bench throughput|defects|scale [OPTION...]\nptofuzz cache [clean [--all]]",
      "Finds split-mode bugs in tile compilers. `ptofuzz COMMAND --help` describes each command.", o_none,
      "0  success\n1  a usage error (E-USAGE)\n(each command's --help gives its own)"},
     {"ptofuzz diff", "ptofuzz diff FILE [OPTION...]",
@@ -129,7 +131,7 @@ static const IrCmd cmds[] = {
      "run. FILE's `# flags:` and `# seed:` lines (ptofuzz db export) apply unless overridden.",
      o_diff,
      "0  clean\n1  a usage error (E-USAGE) or an invalid kernel\n2  internal, or the real tools failed (E-TOOL)\n"
-     "3  a finding"},
+     "3  a finding\n130  SIGINT (143 SIGTERM, 129 SIGHUP): stopped, its tools and work files gone"},
     {"ptofuzz run", "ptofuzz run [--time=S | --count=N] [OPTION...]",
      "A campaign: generated kernels through the oracle, findings into the database. On stderr\n"
      "a progress line (elapsed, kernels/s, ETA) and `NEW finding ID SIGNATURE` per new finding;\n"
@@ -139,7 +141,7 @@ static const IrCmd cmds[] = {
      "N    --error-exitcode=N and a finding new to the database\n"
      "1    a usage error (E-USAGE): a bad option, a missing --artifacts DIR, a bad policy or database\n"
      "2    internal: a finding the database would not take, the back end's tools unusable (E-TOOL)\n"
-     "130  stopped by SIGINT (143: SIGTERM); the findings so far are kept"},
+     "130  stopped by SIGINT (143: SIGTERM, 129: SIGHUP); the findings so far are kept"},
     {"ptofuzz gen", "ptofuzz gen [OPTION...]", "Generates kernels (to stdout unless --out), or statistics over them.",
      o_gen, "0  done\n1  a usage error (E-USAGE), a bad policy, a file not written"},
     {"ptofuzz bench",
@@ -176,11 +178,11 @@ static const IrCmd cmds[] = {
     {"ptofuzz db recheck", "ptofuzz db recheck --toolchain=X [--db=F] [--jobs=J]",
      "Replays the open ptoas or PyPTO findings on build X; those that no longer reproduce are\n"
      "marked fixed in X.",
-     o_recheck, "0  done\n1  a usage error (E-USAGE), a database or build that cannot be used"},
+     o_recheck, "0  done\n1  a usage error (E-USAGE), a database or build that cannot be used\n130  SIGINT (143 SIGTERM, 129 SIGHUP): stopped, its tools and work files gone"},
     {"ptofuzz reduce", "ptofuzz reduce FILE [OPTION...]\nptofuzz reduce --finding=ID [OPTION...]",
      "Minimizes a kernel while it keeps its signature; prints it (a finding's is also stored).", o_reduce,
      "0  reduced\n1  a usage error (E-USAGE), a kernel that does not give the signature\n"
-     "2  internal, or the real tools unusable (E-TOOL)"},
+     "2  internal, or the real tools unusable (E-TOOL)\n130  SIGINT (143 SIGTERM, 129 SIGHUP): stopped, its tools and work files gone,\n     the smallest kernel so far written"},
     {"ptofuzz report", "ptofuzz report ID [OPTION...]",
      "A finding's triage report: title, signature, reproduce commands, the minimized kernel,\n"
      "the wrong outputs' pictures, the IR diff around the first bad pass.",
@@ -193,9 +195,14 @@ static const IrCmd cmds[] = {
     {"ptofuzz import", "ptofuzz import PATH... [OPTION...]",
      "libFuzzer / AFL++ crash files (a file, or a directory such as crashes/) into findings.", o_import,
      "0  done\n1  a usage error (E-USAGE), an unreadable PATH, a database\n2  a finding that could not be recorded"},
+    {"ptofuzz cache", "ptofuzz cache [clean [--all]]",
+     "The real back ends' cache ($PTO_REAL_CACHE, else $XDG_CACHE_HOME/ptofuzz, else\n"
+     "~/.cache/ptofuzz): its bytes; `clean` removes the prebuilt harness (rebuilt on the next\n"
+     "real check) and the work directories not modified in the last hour.",
+     o_cache, "0  done\n1  a usage error (E-USAGE), a cache that cannot be read or emptied"},
     {"ptofuzz bisect", "ptofuzz bisect ID|FILE --toolchains=A,B,... [--db=F] [--jobs=J]",
      "A ptoas or PyPTO finding on each build, oldest first: where it stops or starts.", o_bisect,
-     "0  done\n1  a usage error (E-USAGE), a finding of the model, a build that cannot be used"},
+     "0  done\n1  a usage error (E-USAGE), a finding of the model, a build that cannot be used\n130  SIGINT (143 SIGTERM, 129 SIGHUP): stopped, its tools and work files gone"},
 };
 enum { NCMD = sizeof cmds / sizeof *cmds };
 

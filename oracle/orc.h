@@ -5,6 +5,8 @@
 
 #include "../sim/sim.h"
 
+#include <signal.h>
+
 /* ---- oracle.c ---------------------------------------------------------------- */
 
 typedef enum {
@@ -121,8 +123,22 @@ typedef struct {
 } RealTools;
 /* False with t->why set when no usable toolchain is found. */
 bool orc_real_find(RealTools *t, const char *ptoas_flag, const char *isa_flag);
+/* The real back ends' cache, created if missing: $PTO_REAL_CACHE, else
+ * $XDG_CACHE_HOME/ptofuzz, else ~/.cache/ptofuzz, else /tmp/ptofuzz-cache-UID.
+ * It holds the harness's headers (support-HASH/), the precompiled header and
+ * object (ptofuzz-harness-HASH.pch, .o) and one work directory per check in
+ * progress (run-XXXXXX/). False with why set when it cannot be used. */
+bool orc_cache_dir(char *out, size_t n, char *why, size_t wn);
 /* Removes a directory tree (symbolic links are removed, not followed). */
 void orc_rm_rf(const char *path);
+/* Stopping without a handler or a flag: a command blocks SIGINT, SIGTERM and
+ * SIGHUP (orc_stop_block; *old gets the previous mask) and the kernel keeps the
+ * one that arrives pending. orc_stop_pending names it (0: none). The real back
+ * end polls it while its tools run: it kills their process groups, starts no
+ * other and removes its work directory, so the command, which polls it too,
+ * exits 128 + the signal with nothing left behind. */
+void orc_stop_block(sigset_t *old);
+int orc_stop_pending(void);
 /* The file shared/third_party/<rel>, seen from the working directory or the executable. */
 bool orc_shared_file(const char *rel, char *out, size_t n);
 

@@ -247,9 +247,9 @@ static int drv_line(PyDrv *d, char *line, size_t ln, double deadline) {
       return 1;
     }
     double left = deadline - ms();
-    if (left <= 0) return -1;
+    if (left <= 0 || orc_stop_pending()) return -1;   /* stopping: as if it hung, so it is killed */
     struct pollfd pf = {d->from, POLLIN, 0};
-    int r = poll(&pf, 1, left > 1000 ? 1000 : (int)left + 1);
+    int r = poll(&pf, 1, left > 100 ? 100 : (int)left + 1);
     if (r < 0 && errno != EINTR) return 0;
     if (r <= 0) continue;
     if (d->cap - d->n < LINE_MAX_LEN) {
@@ -300,6 +300,7 @@ static char **drv_env(const PyptoBuild *b, char *pythonpath, size_t pn) {
 
 /* Starts python3 with the driver and waits for its hello; false with why set. */
 static bool drv_start(PyDrv *d, char *why, size_t wn) {
+  if (orc_stop_pending()) return fmt(why, wn, "stopped by a signal"), false;
   int req[2], rep[2];
   if (pipe(req)) return fmt(why, wn, "pipe: %s", strerror(errno)), false;
   if (pipe(rep)) {

@@ -414,6 +414,21 @@ static void rm_rf(const char *path, int depth) {
 
 void orc_rm_rf(const char *path) { rm_rf(path, 0); }
 
+void orc_stop_block(sigset_t *old) {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGHUP);
+  sigprocmask(SIG_BLOCK, &s, old);
+}
+
+int orc_stop_pending(void) {
+  sigset_t s;
+  if (sigpending(&s) != 0) return 0;
+  return sigismember(&s, SIGINT) ? SIGINT : sigismember(&s, SIGTERM) ? SIGTERM : sigismember(&s, SIGHUP) ? SIGHUP : 0;
+}
+
 /* The first line of s (at most n-1 bytes), trimmed. */
 static void line_of(const char *s, char *dst, size_t n) {
   while (*s == ' ' || *s == '\t' || *s == '\r') s++;
@@ -541,6 +556,12 @@ static void proc_start(Proc *p) {
   p->spawn_errno = 0;
   p->t0 = now_ms();
   p->parent = getpid();
+  if (orc_stop_pending()) {                     /* the command is stopping: start nothing */
+    p->spawn_errno = EINTR;
+    p->done = true;
+    p->ms = 0;
+    return;
+  }
   int in = high_fd(open("/dev/null", O_RDONLY | O_CLOEXEC));
   int out = open_out(p->out);
   int err = p->err == p->out ? out : open_out(p->err);
@@ -598,8 +619,9 @@ static bool proc_poll(Proc *p) {
     p->spawn_errno = errno;
   } else {
     if (si.si_pid != p->pid) {
-      if (now_ms() - p->t0 <= p->limit_s * 1e3) return false;
-      p->timed_out = true;
+      if (orc_stop_pending()) p->spawn_errno = EINTR;   /* stopping: killed, not timed out */
+      else if (now_ms() - p->t0 <= p->limit_s * 1e3) return false;
+      else p->timed_out = true;
     }
     kill(-p->pid, SIGKILL);
     while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR) {}
@@ -740,7 +762,7 @@ static bool isa_include(const char *isa, char *out, size_t n) {
   return fmt(cand, sizeof cand, "%s/pto/pto-inst.hpp", isa) && is_file(cand) && copy_str(out, n, isa);
 }
 
-static bool cache_dir(char *out, size_t n, char *why, size_t wn) {
+bool orc_cache_dir(char *out, size_t n, char *why, size_t wn) {
   const char *e;
   bool ok;
   if ((e = getenv("PTO_REAL_CACHE")) && *e) ok = copy_str(out, n, e);
@@ -826,7 +848,7 @@ static bool find_cxx(RealTools *t) {
 bool orc_real_find(RealTools *t, const char *ptoas_flag, const char *isa_flag) {
   memset(t, 0, sizeof *t);
   copy_str(t->version, sizeof t->version, "unknown");
-  if (!cache_dir(t->cache, sizeof t->cache, t->why, sizeof t->why)) return false;
+  if (!orc_cache_dir(t->cache, sizeof t->cache, t->why, sizeof t->why)) return false;
 
   const char *e = getenv("PTOAS");
   const char *src = ptoas_flag && *ptoas_flag ? ptoas_flag : e && *e ? e : NULL;

@@ -120,7 +120,7 @@ ok $? "check-4.1 an empty directory: nothing to check, exit 1 with a message"
 out=$("$C" "$T/empty" --allow-empty)
 [ $? = 0 ] && [ "$out" = '1..0 # SKIP no reproducers' ]
 ok $? "check-4.1.1 --allow-empty: a skip-all plan (1..0 and SKIP), exit 0"
-out=$(cd "$T/empty" && "$OLDPWD/$C" 2> "$T/e2")
+out=$(CA=$(realpath "$C") && cd "$T/empty" && "$CA" 2> "$T/e2")
 [ $? = 1 ] && [ -z "$out" ] && grep -q 'nothing to check: no reproducers in corpus/regress/' "$T/e2"
 ok $? "check-4.1.2 run outside the repository root (no corpus/regress/): exit 1, not a pass"
 fixture inv inv '# expect: clean'

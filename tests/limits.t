@@ -116,4 +116,9 @@ ok $? "limits-7.2 bench scale with an unknown kind is a usage error"
 rc=$?
 [ $rc = 1 ] && grep -q '^ptofuzz: /dev/zero: error\[E-POLICY\]: larger than 1048576 bytes: not a policy file' "$T/err"
 ok $? "limits-8.1 a policy read from /dev/zero is refused after 1 MiB (exit $rc: $(head -c 100 "$T/err"))"
+(case "$B" in *sanitize*) ;; *) ulimit -v 1000000 ;; esac   # ASan reserves terabytes of address space
+ timeout 120 "$B/bin/pto-check" /dev/zero > "$T/out" 2> "$T/err")
+rc=$?
+[ $rc = 1 ] && grep -q '^/dev/zero:1:1: error\[E-LIMIT\]: larger than 64 MB' "$T/err"
+ok $? "limits-8.2 pto-check /dev/zero: E-LIMIT after 64 MB, exit $rc (a 1 GB address-space cap but under ASan)"
 plan
