@@ -1,5 +1,5 @@
 /* gen.c — the kernel generator. Builds kernels in a small AST of its own
- * (fz.h), driven only by a choice source and a policy, and valid by
+ * (gen.h), driven only by a choice source and a policy, and valid by
  * construction (DESIGN sections 3-5, docs/language.md, docs/split.md):
  *
  * - it tracks every tile's dtype, space, physical and valid shape (per lane
@@ -26,7 +26,7 @@
  * softmax, transfer loops, paged gather, reductions, sub-slice stores,
  * assemble) that share a pool of tiles, so later blocks reuse earlier values
  * and transfers cross between them. Feature flags record what was built. */
-#include "fz.h"
+#include "gen.h"
 
 #include <stdlib.h>
 #include <string.h>
