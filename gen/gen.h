@@ -1,12 +1,14 @@
 /* gen.h — the header of libfuzzgen, the kernel generator (DESIGN section 10;
  * its files are gen/). Policy, generation and emission are kept apart: a
  * choice source (choice.c) makes every random decision, a policy (policy.c)
- * holds every probability and limit, the generator (gen.c) builds a small AST
- * of its own that is valid by construction, and the emitter (emit.c) renders
- * it as .ptk text; coverage.c measures the constructs a set of kernel texts
- * uses. Sectioned by the file that defines each part; exported names carry
- * the prefix fz_. No global mutable state. The drivers (fuzz/) see it
- * through fuzz/fz.h. */
+ * holds every probability and limit, the generator (gen.c, with one file per
+ * construct family beside it: values.c, gm.c, slices.c, blocks.c, explicit.c,
+ * blind.c) builds a small AST of its own that is valid by construction, and
+ * the emitter (emit.c) renders it as .ptk text; coverage.c measures the
+ * constructs a set of kernel texts uses. Sectioned by the file that defines
+ * each part; exported names carry the prefix fz_. No global mutable state.
+ * The last section is private to the generator's files; the drivers (fuzz/)
+ * see the rest through fuzz/fz.h. */
 #ifndef GEN_H
 #define GEN_H
 
@@ -359,5 +361,192 @@ char *fz_emit(const FzKernel *k, size_t *len);
 void fz_free(FzKernel *k);
 /* Write len bytes of text to path; false when it cannot be opened, written or closed. */
 bool fz_write_file(const char *path, const char *text, size_t len);
+
+/* ---- gen internals: shared by the construct files of gen/ ------------------------ */
+
+/* Seen only where GEN_INTERNALS is defined: gen.c, values.c, gm.c, slices.c,
+ * blocks.c, explicit.c and blind.c, whose functions are static but for these
+ * (prefix gen_). Not the drivers': sim.h has a Tile of its own. */
+#ifdef GEN_INTERNALS
+
+/* A value: its expression (a name once bound), dtype, space, physical shape
+ * and valid extents per lane. */
+typedef struct {
+  FzExpr *e;
+  int8_t dt, sp;
+  bool lane;                                    /* a lane value (inside split_aiv) */
+  bool join_ok;                                 /* lane value aic_gather may join (even halves) */
+  int R, C;
+  int vr[2], vc[2];                             /* valid extents, per lane */
+} Val;
+/* A pool tile: a named value, alive while the block that made it is open. */
+typedef struct {
+  Val v;                                        /* v.e: the name */
+  int16_t name;
+  int8_t depth;
+  bool alive;
+} Tile;
+/* An open loop. */
+typedef struct {
+  int iv, lo, step, trips;
+  bool stride;                                  /* GM windows advance with the loop variable */
+} Loop;
+enum { MAXTILE = 512, MAXLOOP = 4 };
+/* The generator's state while it builds one kernel. */
+typedef struct {
+  const FzPolicy *p;                            /* &pol */
+  FzPolicy pol;                                 /* the caller's, limits widened for a large kernel */
+  FzSrc *s;
+  FzKernel *k;
+  FzBody *out;
+  int depth;
+  Tile t[MAXTILE];
+  int nt;
+  Loop loop[MAXLOOP];
+  int nloop;
+  bool region;                                  /* inside split_aiv */
+  int lane, sb, rax;                            /* lane name, lane scalar name (-1), region axis */
+  bool brk[2];                                  /* may break up_down (0) / left_right (1) */
+  /* the compile claim: vec, acc and mat bytes charged, loop trips multiplied
+   * (cap: those before a near-capacity block); the transfers' entries */
+  int64_t cb[3], cap[3], v2cmax, v2c_sites;
+  int64_t c2v_sites;                            /* C2V transfers, loop trips multiplied: bounds the live entries */
+  bool varied;                                  /* a reassignment changed a tile's valid shape (run-time valid) */
+  int64_t vec, acc, c2vmax;
+  int nc2v, nv2c, slots;
+  int ctr;
+  bool py;                                      /* a pypto_share kernel: even extents on py_ax, one dtype */
+  int py_ax, py_dt;
+} Gen;
+
+/* Shape flags (gen_dim, gen_shrink, gen_fit): an even extent, no unit extent,
+ * whole 32-element boxes (a PyPTO share kernel). */
+enum { D_EVEN = 1, D_NOUNIT = 2, D_BOX = 4 };
+/* gen_v_load's flag: the load may have a partial valid region (p_partial_valid). */
+enum { LD_PARTIAL = 1 };
+/* An element of the array tab, drawn uniformly; gen_rr and gen_cr (values.c):
+ * the row and the column reductions. */
+#define PICK(g, tab) (tab)[gen_below(g, (int)(sizeof(tab) / sizeof *(tab)))]
+extern const int gen_rr[3], gen_cr[3];
+
+/* gen.c: claims, choices and arithmetic, the arena, names, tensors and expression
+ * nodes, bytes, transfers, statements and loops, shapes and dtypes */
+void gen_refuse(Gen *g, unsigned vars, const char *why);
+bool gen_ch(Gen *g, double p);
+int gen_below(Gen *g, int n);
+int gen_rng(Gen *g, int lo, int hi);
+void gen_feat(Gen *g, int f);
+int gen_imin(int a, int b);
+int gen_imax(int a, int b);
+int64_t gen_imax64(int64_t a, int64_t b);
+int gen_clampi(int x, int lo, int hi);
+void *gen_al(Gen *g, size_t n);
+int gen_newname(Gen *g, const char *pfx);
+int gen_tensor(Gen *g, char pfx, int dt, int dir, int rows, int cols);
+int gen_table(Gen *g, char pfx, const int32_t *v, int n);
+void gen_push(Gen *g, FzBody *b, FzStmt *s);
+FzExpr *gen_call(Gen *g, int op, int n);
+FzAff gen_aff(int c);
+FzAff gen_aff_plus(FzAff a, int v, int k);
+void gen_a_expr(Gen *g, FzArg *a, FzExpr *e);
+void gen_a_tensor(FzArg *a, int t);
+void gen_a_idx(FzArg *a, FzAff r, FzAff c);
+void gen_a_num(FzArg *a, double x);
+void gen_a_int(FzArg *a, int kw, int x);
+void gen_a_kind(FzArg *a, int k, int x);
+int gen_esize(int dt);
+bool gen_isint(int dt);
+int64_t gen_vbytes(int dt, int R, int C);
+int64_t gen_fbytes(int dt, int R, int C, bool acc);
+int64_t gen_reserve(const Gen *g);
+bool gen_vec_ok(const Gen *g, int64_t add);
+int64_t gen_trips(const Gen *g);
+void gen_charge(Gen *g, const Val *v);
+void gen_claim_c2v(Gen *g, const Val *x);
+void gen_note_c2v(Gen *g, const Val *x);
+void gen_note_reserve(Gen *g, const Val *x);
+void gen_note_v2c(Gen *g, const Val *x);
+Val gen_bind(Gen *g, Val v, const char *pfx);
+Tile *gen_tile_of(Gen *g, const Val *v);
+Val gen_reassign(Gen *g, Val dst, Val v);
+void gen_open_block(Gen *g, FzStmt *s);
+void gen_close_block(Gen *g, FzBody *outer);
+FzBody *gen_open_loop(Gen *g, bool stride, int lo, int trips, int step);
+FzBody *gen_open_rand_loop(Gen *g, bool stride);
+void gen_close_loop(Gen *g, FzBody *outer);
+const Loop *gen_stride_loop(const Gen *g);
+FzAff gen_advance(const Gen *g, FzAff o, int stride, int *span);
+void gen_scalar_stmt(Gen *g, int name, int op, FzAff a, FzAff b);
+int gen_pick_from(Gen *g, const int *tab, int n, int max);
+int gen_dim(Gen *g, bool col, unsigned fl);
+int gen_shrink(int x, unsigned fl);
+void gen_fit(Gen *g, int dt, int *R, int *C, int n, unsigned fl);
+void gen_fit_mm(Gen *g, int dt, int *M, int *K, int *N, int n, unsigned fl);
+int gen_narrow(Gen *g, bool int_ok, bool mm);
+int gen_pick_dt(Gen *g, bool i32_ok, bool mm);
+double gen_scalar(Gen *g, int dt, int op);
+
+/* values.c: value constructors and vector expressions */
+Val gen_mkval(int dt, int sp, int R, int C, int vr, int vc);
+Val gen_vres(Gen *g, FzExpr *e, int dt, int R, int C);
+Val gen_v_un(Gen *g, int op, Val a);
+Val gen_v_bins(Gen *g, int op, Val a, double x);
+Val gen_v_bin(Gen *g, int op, Val a, Val b);
+Val gen_v_cast(Gen *g, Val a, int dt);
+Val gen_v_full(Gen *g, int R, int C, double x, int dt);
+void gen_py_valid_full(Gen *g, FzExpr *fe, Val *acc, const Val *y);
+Val gen_v_red(Gen *g, int op, Val a);
+Val gen_v_exp2(Gen *g, int op, Val a, Val v, bool row);
+Val gen_v_mm(Gen *g, const Val *c, Val a, Val b, bool tb);
+Val gen_v_move(Gen *g, Val x, int sp);
+bool gen_row_red_ok(const Gen *g, const Val *a);
+bool gen_col_red_ok(const Gen *g, const Val *a);
+bool gen_red_keeps(const Val *a, bool row);
+int gen_un_op(Gen *g, int dt);
+int gen_bs_op(Gen *g, int dt);
+int gen_bi_op(Gen *g, int dt);
+Val gen_named(Gen *g, Val v);
+Val gen_expand(Gen *g, Val x);
+Val gen_vexpr(Gen *g, int dt, int R, int C, int d);
+Val gen_vchain(Gen *g, Val x, int steps);
+void gen_reduce_stores(Gen *g, Val x);
+
+/* gm.c: GM loads and stores, the paged-gather block */
+Val gen_v_load(Gen *g, int dt, int R, int C, int sp, int vr, int vc, unsigned fl);
+void gen_store_(Gen *g, Val v, bool lane0);
+void gen_store(Gen *g, Val v);
+void gen_store_at(Gen *g, int t, FzAff ro, FzAff co, FzExpr *x);
+Val gen_rhs_load(Gen *g, int dt, int K, int N, bool tb, int kv, bool full_n);
+void gen_blk_gather(Gen *g);
+
+/* slices.c: sub-slices and shape changes */
+int gen_a5_half(int E);
+void gen_subslice_stores(Gen *g, Val t, int ax);
+bool gen_v_load_lv(Gen *g, int dt, int R, int C, Val *out);
+bool gen_v_setvalid(Gen *g, Val *x);
+Val gen_move_axes(Gen *g, Val x);
+bool gen_cube_slice(Gen *g, Val s, Val *out);
+
+/* blocks.c: the weighted blocks */
+void gen_blk_vector(Gen *g);
+void gen_blk_c2v(Gen *g);
+void gen_blk_v2c(Gen *g);
+void gen_blk_both(Gen *g);
+void gen_blk_loop(Gen *g);
+void gen_blk_softmax(Gen *g);
+void gen_blk_move(Gen *g);
+void gen_blk_reduce(Gen *g);
+void gen_blk_strided(Gen *g);
+void gen_blk_assemble(Gen *g);
+
+/* explicit.c: a split_aiv kernel */
+void gen_explicit(Gen *g);
+
+/* blind.c: the blind spots */
+void gen_blk_roundtrip(Gen *g);
+void gen_blk_capacity(Gen *g);
+void gen_blk_pressure(Gen *g);
+
+#endif /* GEN_INTERNALS */
 
 #endif
