@@ -24,7 +24,7 @@ cmake --build "$work" -j "$jobs" --target fuzzreplay fuzzgen -- --no-print-direc
 
 # The target: compiled as C, linked with the C++ driver as OSS-Fuzz asks.
 "$CC" $CFLAGS -std=c11 -D_GNU_SOURCE -ffp-contract=off -I"$root/compiler" -I"$root/sim" -I"$root/oracle" \
-  -I"$root/fuzz" -c "$root/fuzz/target.c" -o "$work/target.o"
+  -I"$root/gen" -I"$root/fuzz" -c "$root/fuzz/target.c" -o "$work/target.o"
 "${CXX:-$CC}" ${CXXFLAGS:-$CFLAGS} "$work/target.o" "$work/libfuzzreplay.a" "$work/libfuzzgen.a" \
   "$work/liboracle.a" "$work/libptosim.a" "$work/libptoc.a" $LIB_FUZZING_ENGINE -lm -o "$OUT/ptofuzz_fuzzer"
 

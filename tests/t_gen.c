@@ -1,4 +1,4 @@
-/* t_gen.c — the kernel generator (fuzz/fz.h): determinism of both choice
+/* t_gen.c — the kernel generator (gen/gen.h): determinism of both choice
  * sources, the byte source's defaults, policy files (round trip, errors with
  * line numbers, policy steering generation), and a validity sweep: generated
  * kernels pass the front end and the reference run, each compile variant

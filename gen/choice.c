@@ -15,7 +15,7 @@
  * fuzzer input that generates the same kernel, except when a chance below
  * 1/256 came out true (no byte says yes to it; rec_lost). Recording only
  * observes: the PRNG draws the same numbers with or without it. */
-#include "fz.h"
+#include "gen.h"
 #include "ptoc.h"
 
 #include <string.h>

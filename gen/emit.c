@@ -6,7 +6,7 @@
  * kernel generated from a seed and from fuzzer bytes renders identically.
  * Also frees kernels (fz_free) and writes a rendered kernel to a file
  * (fz_write_file). */
-#include "fz.h"
+#include "gen.h"
 
 #include <stdlib.h>
 #include <string.h>

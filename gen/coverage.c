@@ -13,7 +13,7 @@
  * After the constructs, `pypto=VARIANT translated=F` lines (no floor): the
  * share of kernels ptoc --emit=pypto translates for PyPTO b25b25a4a under each
  * oracle variant and under all four (docs/pypto.md). */
-#include "fz.h"
+#include "gen.h"
 
 #include "../compiler/ptoc.h"
 

@@ -1,12 +1,12 @@
 /* policy.c — the generator's policy: every probability and limit in one
- * struct (the FZ_POLICY table of fz.h), its defaults, a loader for
+ * struct (the FZ_POLICY table of gen.h), its defaults, a loader for
  * `key = value` files and a printer of the same format, so a printed policy
  * loads back to the same struct. Lines: `key = value`, `# comment`, blank.
  * Probabilities are numbers in [0, 1]; limits are integers in their range.
  * Errors carry a code, the file and the line, and category user:
  * `policy.txt:3: error[E-POLICY]: unknown key 'p_fo' [user]` (a key given
  * twice is one); a file that cannot be read is E-IO. */
-#include "fz.h"
+#include "gen.h"
 
 #include <errno.h>
 #include <math.h>
