@@ -22,6 +22,14 @@ void *ir_arena_adopt(Arena *a, void *p);        /* p (malloc'd) is freed with th
 char *ir_strndup(Arena *a, const char *s, size_t n);
 char *ir_fmt(Arena *a, const char *fmt, ...);
 
+/* Memory. ir_mem_limit caps the process's address space at mb megabytes
+ * (--max-mem; not under AddressSanitizer, which reserves terabytes): malloc
+ * then fails beyond it, and an arena that cannot grow ends the process with
+ * ir_oom: `error[E-LIMIT]` on stderr and exit 1, never an abort. */
+enum { IR_MAX_MEM_MB = 2048 };                  /* the default --max-mem */
+void ir_mem_limit(long long mb);
+_Noreturn void ir_oom(size_t n);
+
 /* A broken internal invariant: print and abort (under a fuzzer, a finding). */
 _Noreturn void ir_die(const char *file, int line, const char *fmt, ...);
 #define die(...) ir_die(__FILE__, __LINE__, __VA_ARGS__)

@@ -13,6 +13,7 @@ static const IrOpt opts[] = {
     {"--stop-after", "PASS", "run every pass", "stop the pipeline after PASS"},
     {"--emit", "ptk|pto|pypto", "ptk", "pto: PTO-AS for ptoas; pypto: a PyPTO program for the split and target"},
     {"--pypto", "DIR", "$PYPTO, else b25b25a4a's features", "the PyPTO tree whose features --emit=pypto may use"},
+    {"--max-mem", "MB", "2048", "the memory it may use; beyond it E-LIMIT, exit 1"},
     {NULL, NULL, NULL, NULL},
 };
 static const IrCmd cmd = {
@@ -44,6 +45,8 @@ static int ptoc(int argc, char **argv) {
   const char *bugs = NULL;
   bool pto = false, pypto = false;
   const char *pypto_dir = NULL;
+  IrCliBad bad = {0};
+  int64_t max_mem = IR_MAX_MEM_MB;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (ir_cli_is_help(a)) return ir_cli_help(stdout, &cmd), passes(stdout), 0;
@@ -54,13 +57,17 @@ static int ptoc(int argc, char **argv) {
     else if (!strcmp(a, "--emit=pypto")) pypto = true, pto = false;
     else if (!strcmp(a, "--emit=ptk")) pto = pypto = false;
     else if (!strncmp(a, "--pypto=", 8) && a[8]) pypto_dir = a + 8;
+    else if (ir_cli_int(a, "--max-mem=", 16, 1 << 24, &max_mem, &bad)) {
+    }
     else if (!strncmp(a, "--print-after=", 14) && known_pass(a + 14, true)) o.print_after = a + 14;
     else if (!strncmp(a, "--stop-after=", 13) && known_pass(a + 13, false)) o.stop_after = a + 13;
     else if (a[0] == '-' || file) return ir_cli_fail(&cmd, "unknown or repeated argument '%s'", a), passes(stderr), 1;
     else file = a;
   }
+  if (bad.arg) return ir_cli_fail(&cmd, "'%s': %s", bad.arg, bad.why);
   if (!file) return ir_cli_fail(&cmd, "no kernel FILE given"), passes(stderr), 1;
   if (!ir_bugs_option("ptoc", bugs, &co.bugs)) return 1;
+  ir_mem_limit(max_mem);
   Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {
     fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);

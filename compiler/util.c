@@ -3,9 +3,11 @@
  * an Arena owned by one compilation and freed in one call. */
 #include "ptoc.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 typedef struct Chunk {
   struct Chunk *next;
@@ -25,7 +27,7 @@ struct Arena {
 
 Arena *ir_arena_new(void) {
   Arena *a = calloc(1, sizeof *a);
-  if (!a) die("out of memory");
+  if (!a) ir_oom(sizeof *a);
   return a;
 }
 
@@ -48,7 +50,7 @@ void *ir_alloc_raw(Arena *a, size_t n) {
   if (!c || c->cap - c->used < n) {
     size_t cap = n > 65536 - sizeof(Chunk) ? n : 65536 - sizeof(Chunk);
     c = malloc(sizeof(Chunk) + cap);
-    if (!c) die("out of memory (%zu bytes)", n);
+    if (!c) ir_oom(sizeof(Chunk) + cap);
     c->next = a->head;
     c->used = 0;
     c->cap = cap;
@@ -86,6 +88,33 @@ char *ir_fmt(Arena *a, const char *fmt, ...) {
   vsnprintf(p, (size_t)n + 1, fmt, ap);
   va_end(ap);
   return p;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+void ir_mem_limit(long long mb) {
+#ifndef UNDER_ASAN
+  struct rlimit r;
+  if (mb <= 0 || getrlimit(RLIMIT_AS, &r) != 0) return;
+  rlim_t want = (rlim_t)mb << 20;
+  if (r.rlim_max != RLIM_INFINITY && want > r.rlim_max) want = r.rlim_max;
+  r.rlim_cur = want;                            /* the soft limit: a child may raise it again */
+  setrlimit(RLIMIT_AS, &r);
+#else
+  (void)mb;
+#endif
+}
+
+_Noreturn void ir_oom(size_t n) {
+  fprintf(stderr, "%s: error[E-LIMIT]: out of memory: %zu more bytes do not fit in the memory limit (--max-mem, "
+                  "default %d MB) [user]\n", program_invocation_short_name, n, IR_MAX_MEM_MB);
+  exit(1);
 }
 
 _Noreturn void ir_die(const char *file, int line, const char *fmt, ...) {
@@ -149,7 +178,7 @@ bool ir_read_file(Arena *a, const char *path, Src *out) {
   if (!f) return false;
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
-  if (!buf) die("out of memory");
+  if (!buf) ir_oom(cap);
   bool big = false;
   for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
     n += r;
@@ -160,7 +189,7 @@ bool ir_read_file(Arena *a, const char *path, Src *out) {
     if (n == cap) {
       cap = cap * 2 > (size_t)IR_MAX_SRC + 1 ? (size_t)IR_MAX_SRC + 1 : cap * 2;
       char *nb = realloc(buf, cap);
-      if (!nb) die("out of memory");
+      if (!nb) ir_oom(cap);
       buf = nb;
     }
   }

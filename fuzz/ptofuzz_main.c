@@ -638,7 +638,7 @@ static bool diff_header(const char *file, const Src *src, uint32_t *bugs, bool *
   return true;
 }
 
-static int diff_model(const Src *src, const OrcOpts *o);
+static int diff_model(const Src *src, const OrcOpts *o, long long max_mem);
 
 static int diff(int argc, char **argv) {
   const char *file = NULL, *backend = NULL, *ptoas = NULL, *isa = NULL, *pypto = NULL;
@@ -648,8 +648,11 @@ static int diff(int argc, char **argv) {
   double jobs = 2;
   bool keep = false, seeded = false, inputs_set = false;
   IrCliBad bad = {0};
+  int64_t max_mem = IR_MAX_MEM_MB;
   for (int i = 0; i < argc; i++) {
     if (seed_opt(argv[i], &o.input_seed, &bad)) seeded = true;
+    else if (ir_cli_int(argv[i], "--max-mem=", 16, 1 << 24, &max_mem, &bad)) {
+    }
     else if (!strcmp(argv[i], "--keep-work")) keep = true;
     else if (!strcmp(argv[i], "--inputs=full") || !strcmp(argv[i], "--inputs=k16")) o.full_inputs = argv[i][9] == 'f', inputs_set = true;
     else if (flag(argv[i], "--bugs=", &bugs) || flag(argv[i], "--backend=", &backend) ||
@@ -710,7 +713,7 @@ static int diff(int argc, char **argv) {
   bool have_real = real || orc_real_find(&tools, ptoas, isa);
   int rc = 0;
   if (model) {
-    rc = diff_model(&src, &o);
+    rc = diff_model(&src, &o, max_mem);
     if (rc == 1) {
       ir_arena_free(A);
       return 1;
@@ -744,7 +747,7 @@ static int diff(int argc, char **argv) {
 
 /* The model's variants of one kernel, in a forked child (a crash of the model is
  * a finding, not the end of diff); its lines printed. 0 clean, 3 finding, 1 invalid. */
-static int diff_model(const Src *src_in, const OrcOpts *oin) {
+static int diff_model(const Src *src_in, const OrcOpts *oin, long long max_mem) {
   Src src = *src_in;
   OrcOpts o = *oin;
   int fds[2];
@@ -754,6 +757,7 @@ static int diff_model(const Src *src_in, const OrcOpts *oin) {
   if (pid < 0) die("fork failed");
   if (pid == 0) {
     close(fds[0]);
+    ir_mem_limit(max_mem);                      /* beyond it: E-LIMIT, exit 1 (ir_oom) */
     DiffCtx d = {fds[1], o.sched_seed};
     o.progress = progress;
     o.report = report;

@@ -28,6 +28,7 @@ static const IrOpt o_diff[] = {
     OPT_PTOAS, OPT_ISA,
     {"--pypto", "DIR[,DIR...]", "$PYPTO, else ../shared/third_party/pypto/b25b25a4a", "the PyPTO builds"},
     OPT_PYTIME, OPT_JOBS("2", "parallel tool runs of the real back ends"),
+    {"--max-mem", "MB", "2048", "the model's memory (compile and run); beyond it E-LIMIT, exit 1"},
     {"--keep-work", NULL, NULL, "keep the real back ends' work directories"}, OPT_END};
 
 static const IrOpt o_run[] = {

@@ -466,10 +466,6 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
       set(x->pass, sizeof x->pass, "unroll");
       snprintf(x->detail, sizeof x->detail, "after unroll %s holds %lld statements; its own ops with loops expanded: %lld",
                f ? "aiv" : "aic", (long long)r.k->unrolled_ops[f], (long long)r.k->own_ops[f]);
-    } else if (r.compile_ms > 100.0) {
-      x->out = OUT_BLOWUP;
-      set(x->code, sizeof x->code, "compile-time");
-      snprintf(x->detail, sizeof x->detail, "compiling took %.1f ms", r.compile_ms);
     } else {
       x->out = OUT_OK;
     }

@@ -19,6 +19,7 @@ static const IrOpt opts[] = {
     {"--schedule", "rr|random:N", "rr", "the machine's task schedule: round-robin, or seeded random (N >= 1)"},
     {"--dump", NULL, NULL, "print every output element too (canaries as canary)"},
     {"--out-dir", "DIR", "none", "write each output tensor's bytes as DIR/NAME.bin"},
+    {"--max-mem", "MB", "2048", "the memory it may use; beyond it E-LIMIT, exit 1"},
     {NULL, NULL, NULL, NULL},
 };
 static const IrCmd cmd = {
@@ -58,6 +59,7 @@ static int ptosim(int argc, char **argv) {
   bool ref = false, dump = false;
   SimOpts so = {0};
   CompOpts co = {.split = -1, .target = -1};
+  int64_t max_mem = IR_MAX_MEM_MB;
   PipeOpts po = {0};
   bool compiled = false;
   uint64_t sched = 0;
@@ -83,7 +85,7 @@ static int ptosim(int argc, char **argv) {
     else if (!strcmp(a, "--reference")) ref = true;
     else if (!strcmp(a, "--dump")) dump = true;
     else if (!strncmp(a, "--out-dir=", 10) && a[10]) out_dir = a + 10;
-    else if (ir_cli_u64(a, "--seed=", &so.seed, &bad)) {
+    else if (ir_cli_u64(a, "--seed=", &so.seed, &bad) || ir_cli_int(a, "--max-mem=", 16, 1 << 24, &max_mem, &bad)) {
     } else if (a[0] == '-' || file) return ir_cli_fail(&cmd, "unknown or repeated argument '%s'", a);
     else file = a;
   }
@@ -93,6 +95,7 @@ static int ptosim(int argc, char **argv) {
                                    : ref ? "--reference takes none of --split, --target, --stop-after, --bugs"
                                          : "give --reference or a compiled variant (--split=MODE ...)");
   if (!ir_bugs_option("ptosim", bugs, &co.bugs)) return 1;
+  ir_mem_limit(max_mem);
   Comp c = {.A = ir_arena_new(), .o = co};
   if (!ir_read_file(c.A, file, &c.src)) {
     fprintf(stderr, "%s:0:0: error[E-IO]: cannot read the file [user]\n", file);

@@ -121,4 +121,31 @@ ok $? "limits-8.1 a policy read from /dev/zero is refused after 1 MiB (exit $rc:
 rc=$?
 [ $rc = 1 ] && grep -q '^/dev/zero:1:1: error\[E-LIMIT\]: larger than 64 MB' "$T/err"
 ok $? "limits-8.2 pto-check /dev/zero: E-LIMIT after 64 MB, exit $rc (a 1 GB address-space cap but under ASan)"
+
+# a valid kernel of N statements, each a new tile
+long_kernel() {
+  awk -v n="$1" 'BEGIN { print "kernel big(X: f32[8,32] in, Y: f32[8,32] out) {"; print "  x0 = load(X, [0, 0], [8, 32]);"
+    for (i = 1; i <= n; i++) printf "  x%d = adds(x%d, 1.0);\n", i, i - 1
+    printf "  store(Y, [0, 0], x%d);\n}\n", n }'
+}
+long_kernel 30000 > "$T/k30k.ptk"
+"$B/bin/ptofuzz" diff "$T/k30k.ptk" > "$T/out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q '^verdict=clean$' "$T/out" && ! grep -q blowup "$T/out"
+ok $? "limits-9.1 diff on a 30,000-statement kernel: clean, no time-based blowup (exit $rc)"
+case "$B" in
+*sanitize*) n=$((n + 1)); echo "ok $n # SKIP --max-mem is not enforced under AddressSanitizer" ;;
+*)
+  long_kernel 100000 > "$T/k100k.ptk"
+  sub=1
+  for cmd in "ptosim --split=left_right" "ptoc --split=up_down" "ptofuzz diff"; do
+    sub=$((sub + 1))
+    set -- $cmd
+    tool=$1; shift
+    "$B/bin/$tool" "$@" "$T/k100k.ptk" --max-mem=96 > /dev/null 2> "$T/err"
+    rc=$?
+    [ $rc = 1 ] && grep -q "error\[E-LIMIT\]: out of memory: .* (--max-mem" "$T/err" && ! grep -qi 'abort\|internal' "$T/err"
+    ok $? "limits-9.$sub $cmd --max-mem=96 on a 100,000-statement kernel: E-LIMIT, exit $rc"
+  done ;;
+esac
 plan
