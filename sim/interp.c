@@ -812,6 +812,47 @@ static Elem fold(Op op, Dtype dt, const Elem *x, const uint8_t *def, int n, int 
   return acc;
 }
 
+/* fold's second implementation, written from language.md 9.5 alone and run
+ * beside it on every reduction: the golden run and the machine share fold, so
+ * a mistake in it would give both the same wrong answer, which differential
+ * testing cannot see; against this one it is an R-SELF-CHECK. */
+static Elem fold_plain(Op op, Dtype dt, const Elem *x, int n, int stride) {
+  Elem r;
+  bool sum = op == OP_row_sum || op == OP_col_sum, mx = op == OP_row_max || op == OP_col_max;
+  if (ir_dtype_int(dt)) {
+    uint32_t u = 0;
+    int32_t best = x[0].i;
+    for (int k = 0; k < n; k++) {
+      int32_t e = x[k * stride].i;
+      u += (uint32_t)e;
+      if (mx ? e > best : e < best) best = e;
+    }
+    if (!sum) return r.i = best, r;
+    r.i = dt == DT_I8 ? (int8_t)(u & 0xffu) : dt == DT_I16 ? (int16_t)(u & 0xffffu) : (int32_t)u;
+    return r;
+  }
+  float acc = op == OP_row_sum ? 0.0f : x[0].f; /* a row sum from +0, the others from the first */
+  for (int k = op == OP_row_sum ? 0 : 1; k < n; k++) {
+    float e = x[k * stride].f;
+    if (op == OP_row_sum) acc += e;
+    else if (op == OP_col_sum) acc = rnd(dt, acc + e);
+    else if (mx ? acc < e : e < acc) acc = e;
+  }
+  r.f = rnd(dt, acc);
+  return r;
+}
+
+/* fold, checked against fold_plain (bit for bit; any NaN equals any NaN). */
+static Elem fold_checked(Sim *s, const Call *c, Dtype dt, const Elem *x, const uint8_t *def, int n, int stride,
+                         uint8_t *d) {
+  Elem a = fold(c->op, dt, x, def, n, stride, d), b = fold_plain(c->op, dt, x, n, stride);
+  bool same = ir_dtype_int(dt) ? a.i == b.i : (isnan(a.f) && isnan(b.f)) || memcmp(&a.f, &b.f, sizeof a.f) == 0;
+  if (!same)
+    SIM_ERR(s, c->loc, R_SELF_CHECK, "%s of %d elements: the fold gives %#x, the plain fold %#x", ir_ops[c->op].name,
+            n, (unsigned)a.i, (unsigned)b.i);
+  return a;
+}
+
 /* A lowered reduction may declare its destination's valid shape. */
 static void declared_valid(Sim *s, const Call *c, Tile *t) {
   Arg *v = ir_kwarg((Call *)c, KW_VALID);
@@ -827,7 +868,7 @@ static void ev_K_RRED(Sim *s, const Stmt *st, const Call *c) {
   t->vr = a->vc ? a->vr : 0;
   t->vc = a->vc ? 1 : 0;
   steps(s, c, (uint64_t)a->R * a->C);
-  for (int i = 0; i < t->vr; i++) t->d[i] = fold(c->op, a->dt, &a->d[i * a->C], &a->def[i * a->C], a->vc, 1, &t->def[i]);
+  for (int i = 0; i < t->vr; i++) t->d[i] = fold_checked(s, c, a->dt, &a->d[i * a->C], &a->def[i * a->C], a->vc, 1, &t->def[i]);
   declared_valid(s, c, t);
   commit(s, st->dst, t);
 }
@@ -838,7 +879,7 @@ static void ev_K_CRED(Sim *s, const Stmt *st, const Call *c) {
   t->vr = a->vr ? 1 : 0;
   t->vc = a->vr ? a->vc : 0;
   steps(s, c, (uint64_t)a->R * a->C);
-  for (int j = 0; j < t->vc; j++) t->d[j] = fold(c->op, a->dt, &a->d[j], &a->def[j], a->vr, a->C, &t->def[j]);
+  for (int j = 0; j < t->vc; j++) t->d[j] = fold_checked(s, c, a->dt, &a->d[j], &a->def[j], a->vr, a->C, &t->def[j]);
   declared_valid(s, c, t);
   commit(s, st->dst, t);
 }
