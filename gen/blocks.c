@@ -56,11 +56,22 @@ void gen_blk_c2v(Gen *g) {
   Val s = gen_bind(g, gen_v_mm(g, NULL, a, b, tb), "s");
   if (gen_ch(g, g->p->p_cube_store)) gen_store(g, s);
   Val cs;
+  bool sliced = false;
   if (gen_ch(g, g->p->p_cube_slice) && gen_cube_slice(g, s, &cs)) {
     cs = gen_bind(g, cs, "cs");
     gen_store(g, gen_ch(g, 0.5) ? cs : gen_vchain(g, cs, gen_rng(g, 1, 2)));
+    sliced = true;
   }
   Val y = gen_vchain(g, s, gen_rng(g, 1, 3));
+  if (!outer && !sliced && gen_ch(g, g->p->p_c2v_recross)) {
+    /* s reassigned after its vector read, then read on the vector side again:
+     * the new value must cross, not the copy the first read moved */
+    gen_store(g, y);
+    Val b2 = gen_v_load(g, dt, b.R, b.C, FZ_MAT, b.vr[0], b.vc[0], 0);   /* b's shapes: s keeps its valid shape */
+    s = gen_reassign(g, s, gen_v_mm(g, NULL, a, b2, tb));
+    y = gen_vchain(g, s, gen_rng(g, 1, 2));
+    gen_feat(g, FZ_FEAT_c2v_recross);
+  }
   if (outer && gen_ch(g, g->p->p_set_validshape) && gen_v_setvalid(g, &y)) {
     if (gen_ch(g, 0.5)) y = gen_v_un(g, gen_un_op(g, y.dt), y);   /* element-wise only: the valid rows change */
     gen_store(g, y);

@@ -113,6 +113,7 @@ size_t fz_input_name_bugs(uint8_t *data, size_t body, size_t cap, uint32_t bugs)
   I(w_v2c, 2, 0, 100, "weight: vector results fed to a matmul (V2C)")                                 \
   P(p_v2c_partial, 0.2, "a V2C operand's valid rows end inside lane 0's half (lane 1's part empty)")  \
   P(p_v2c_across_loop, 0.15, "a V2C operand moved to mat is read in a loop that moves to the cube and after it") \
+  P(p_c2v_recross, 0.15, "a C2V block's cube tile reassigned after its vector read, then read on the vector side again") \
   I(w_both, 2, 0, 100, "weight: cube -> vector -> cube -> vector")                                    \
   I(w_softmax, 6, 0, 100, "weight: online-softmax step (needs p_break_left_right)")                   \
   I(w_loop, 2, 0, 100, "weight: loop carrying transfers and accumulators")                            \
@@ -293,7 +294,8 @@ typedef struct {
   X(loop_step) X(loop_valid) X(zero_valid) X(assemble) X(full) X(cube_store) X(cube_slice) X(mat_store)    \
   X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
   X(lane_if) X(lane_while) X(transpose) X(reshape) X(gather_window) X(scalar_extent) X(explicit_move) \
-  X(gm_round_trip) X(near_capacity) X(pressure) X(explicit_regions) X(explicit_whole) X(assemble_slice)
+  X(gm_round_trip) X(near_capacity) X(pressure) X(explicit_regions) X(explicit_whole) X(assemble_slice) \
+  X(c2v_recross)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)

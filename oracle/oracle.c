@@ -524,7 +524,8 @@ void orc_check(const Src *src, const OrcOpts *oo, OrcResult *res) {
   }
   res->t.t_golden = now_ms() - t0;
   res->claim = orc_claim(src);
-  for (int v = 0; v < ORC_NVARIANT && !res->invalid && !res->finding; v++) {   /* finding: the golden run's own */
+  bool self = res->finding;                     /* the golden run's own (R-SELF-CHECK): no variant is judged */
+  for (int v = 0; v < ORC_NVARIANT && !res->invalid && !self; v++) {
     VarResult *vr = &res->r[res->n];
     classify(src, v, o, g, k, vr, &res->t, g0, res->claim);
     for (int sc = 0; sc < ORC_NSCHED && vopt[v].split != MODE_NONE; sc++)
