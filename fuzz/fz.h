@@ -220,6 +220,7 @@ typedef struct {
   uint64_t input_seed, sched_seed;              /* inputs, random schedule; bisection on, random always run */
   double timeout_s;                             /* per check; 0: 20 s (a campaign's hang limit) */
   bool full_inputs;                             /* `--inputs=full` (OrcOpts.full_inputs) */
+  double deadline;                              /* fz_keep_sig: no check runs past it (fz_now); 0: none */
 } FzCheckOpts;
 /* Run the oracle on one kernel text in a forked child. The distinct finding
  * signatures in report order; a child killed by a signal adds
@@ -244,6 +245,7 @@ typedef struct {
   uint32_t bugs;
   uint64_t input_seed;
   double timeout_s;                             /* per check; <= 0: no limit */
+  double deadline;                              /* no check runs past it (fz_now); 0: none */
   bool quiet;
   int calls;                                    /* progress: checks made, */
   double t0;                                    /* started at (fz_now) */

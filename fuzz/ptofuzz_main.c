@@ -977,7 +977,8 @@ static int reduce_run(int argc, char **argv) {
       if (!strcmp(c0.var[i].sig, sig)) only = c0.var[i].name;
     /* a watchdog far above a check's time: the real tools have limits of their own */
     FzRealTarget tg = {.real = real, .sig = sig, .only = only, .bugs = co.bugs, .input_seed = co.input_seed,
-                       .timeout_s = 120 + 10 * once, .quiet = quiet, .t0 = fz_now()};
+                       .timeout_s = 120 + 10 * once, .deadline = fz_now() + (secs > 0 ? secs : FZ_REDUCE_MAX_SECONDS),
+                       .quiet = quiet, .t0 = fz_now()};
     if (!quiet)
       fprintf(stderr, "reduce: %s gives %s on %s (%.1f s); at most %d checks, %.0f s\n", name, sig, only, once,
               max_calls, secs > 0 ? secs : (double)FZ_REDUCE_MAX_SECONDS);
@@ -986,6 +987,7 @@ static int reduce_run(int argc, char **argv) {
     /* a candidate slower than ten times the original is taken for a hang, unless
      * the target is one: then a campaign's limit (fz_check_sigs's default) */
     co.timeout_s = strstr(sig, "|watchdog|") ? 0 : once * 10 < 2 ? 2 : once * 10 > 20 ? 20 : once * 10;
+    co.deadline = fz_now() + (secs > 0 ? secs : FZ_REDUCE_MAX_SECONDS);   /* --time bounds every check too */
     FzSigTarget tg = {sig, co};
     red = fz_reduce_text(text, fz_keep_sig, &tg, &(FzReduceLimits){max_calls - 1, secs}, &st);
   }

@@ -97,13 +97,27 @@ bool fz_check_sigs(const char *text, size_t len, const FzCheckOpts *co, FzSigs *
   return true;
 }
 
+/* A check's time limit cut to what is left before deadline (0: none); *cut
+ * when it was: a check killed then says nothing about the candidate. */
+static double limit(double timeout_s, double deadline, bool *cut) {
+  double left = deadline > 0 ? deadline - fz_now() : 0;
+  *cut = deadline > 0 && (timeout_s <= 0 || left < timeout_s);
+  return *cut ? (left > 0.05 ? left : 0.05) : timeout_s;
+}
+
 bool fz_keep_sig(void *ctx, const char *text, size_t len) {
   const FzSigTarget *t = ctx;
+  FzCheckOpts o = t->o;
+  bool cut;
+  o.timeout_s = limit(o.timeout_s > 0 ? o.timeout_s : 20.0, o.deadline, &cut);
   FzSigs s;
-  if (!fz_check_sigs(text, len, &t->o, &s)) return false;
-  for (int i = 0; i < s.n; i++)
-    if (!strcmp(s.sig[i], t->sig)) return true;
-  return false;
+  if (!fz_check_sigs(text, len, &o, &s)) return false;
+  bool keep = false;
+  for (int i = 0; i < s.n; i++) {
+    if (cut && strstr(s.sig[i], "|watchdog|")) return false;   /* killed at the deadline */
+    keep |= !strcmp(s.sig[i], t->sig);
+  }
+  return keep;
 }
 
 /* The real back end: the candidate through orc_real_check (fz_real_replay, in a
@@ -113,8 +127,9 @@ bool fz_keep_real_sig(void *ctx, const char *text, size_t len) {
   FzRealTarget *t = ctx;
   FzRealCase c = {.name = "kernel", .text = text, .len = len, .bugs = t->bugs, .input_seed = t->input_seed,
                   .only = t->only};
-  fz_real_replay(t->real, &c, 1, t->timeout_s);
-  bool keep = !c.lost && !c.v.invalid && fz_verdict_has(&c.v, t->sig);
+  bool cut;
+  fz_real_replay(t->real, &c, 1, limit(t->timeout_s, t->deadline, &cut));
+  bool keep = !c.lost && !c.v.invalid && fz_verdict_has(&c.v, t->sig);   /* a check killed at the deadline is lost */
   t->calls++;
   if (!t->quiet) {
     const char *why = keep ? "keeps the signature" : c.lost ? "lost" : c.v.invalid ? "invalid" : "loses it";
