@@ -138,19 +138,7 @@ ok $? "real-e4 a copy within acc whose source changes while it is read: E-PTO un
 # (f) (the plain build only: two whole reductions against clang)
 if [ -z "$QUICK" ]; then
 # (f) reduce against the real back end: the reproducer padded with statements that do not matter
-cat > "$T/pad.ptk" <<'EOF2'
-# padded: only x, r, the store of R and the mat load (the kernel must be mixed) matter
-kernel rowsum_pad(X: f32[8,32] in, Y: f32[8,32] in, R: f32[8,1] out, P: f32[8,32] out, A: f16[16,16] in) {
-  a = load(A, [0, 0], [16, 16], space=mat);
-  y = load(Y, [0, 0], [8, 32]);
-  x = load(X, [0, 0], [8, 32]);
-  z = relu(muls(y, 2.0));
-  r = row_sum(x);
-  w = adds(z, 1.0);
-  store(P, [0, 0], w);
-  store(R, [0, 0], r);
-}
-EOF2
+cp tests/real/rowsum-pad.ptk "$T/pad.ptk"
 "$F" diff "$T/pad.ptk" --backend=ptoas > "$T/f0" 2>&1
 [ $? = 3 ] && grep -qF "sig=$ROWSUM" "$T/f0"
 ok $? "real-f the padded subject gives the signature under diff --backend=ptoas"

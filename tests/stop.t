@@ -87,18 +87,7 @@ if [ -z "$QUICK" ]; then
   ok $? "stop-2.2 pto-check --backend=ptoas runs its tools"
   stop stop-2.2 $pid INT "pto-check --backend=ptoas (^C to its group)"
 
-  cat > "$T/pad.ptk" <<'EOF2'
-kernel rowsum_pad(X: f32[8,32] in, Y: f32[8,32] in, R: f32[8,1] out, P: f32[8,32] out, A: f16[16,16] in) {
-  a = load(A, [0, 0], [16, 16], space=mat);
-  y = load(Y, [0, 0], [8, 32]);
-  x = load(X, [0, 0], [8, 32]);
-  z = relu(muls(y, 2.0));
-  r = row_sum(x);
-  w = adds(z, 1.0);
-  store(P, [0, 0], w);
-  store(R, [0, 0], r);
-}
-EOF2
+  cp tests/real/rowsum-pad.ptk "$T/pad.ptk"   # the reproducer of tests/real.t (f), padded
   setsid env --default-signal=INT "$F" reduce "$T/pad.ptk" --backend=ptoas -o "$T/red.ptk" > "$T/r3.out" 2>&1 &
   pid=$!
   i=0
