@@ -270,7 +270,7 @@ int fz_import(int argc, char **argv) {
   double ckpt = fz_now();
   char (*uniq)[FZ_SIGLEN] = NULL;
   int64_t done = 0;
-  for (int f = 0; f < files.n && !rc; f++) {
+  for (int f = 0; f < files.n && !rc && !orc_stop_pending(); f++) {   /* a stop ends the rows and the summary */
     uint8_t *data = NULL;
     size_t n;
     if (!fz_read_bytes(files.v[f], &data, &n)) {
@@ -294,6 +294,10 @@ int fz_import(int argc, char **argv) {
     free(data);
     int st;
     bool hung, lost = !check(text, len, fbugs, b, &st, &hung);
+    if (orc_stop_pending()) {                   /* the check was cut short: it says nothing */
+      free(text);
+      break;
+    }
     if (lost || b->res.invalid || b->res.finding || ib.named || bugs_said) {
     } else {                                    /* no finding, and nothing says which defects were on */
       fprintf(stderr, "%s: error[E-IMPORT-DEFECTS]: no finding without defects, and the file does not say which "
@@ -371,8 +375,9 @@ int fz_import(int argc, char **argv) {
       rc = 2;
     }
   if (refused && !rc) rc = 1;
-  printf("summary: files=%lld findings=%d unique=%d new=%d engine=%s db=%s\n", (long long)done, nfind, nuniq, nnew,
-         engine, dbpath);
+  int stop = orc_stop_pending();
+  printf("summary: files=%lld findings=%d unique=%d new=%d engine=%s%s%s db=%s\n", (long long)done, nfind, nuniq, nnew,
+         engine, stop ? " stopped=SIG" : "", stop ? sigabbrev_np(stop) : "", dbpath);
   db_close(db);
   free(uniq);
   for (int i = 0; i < files.n; i++) free(files.v[i]);

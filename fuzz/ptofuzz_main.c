@@ -739,7 +739,8 @@ static int diff(int argc, char **argv) {
     }
     rc = rc == 3 || r == 3 ? 3 : r == 2 ? 2 : rc;
   }
-  sigprocmask(SIG_SETMASK, &old, NULL);
+  fflush(NULL);
+  sigprocmask(SIG_SETMASK, &old, NULL);         /* a stop still pending ends diff here */
   printf("verdict=%s\n", rc == 3 ? "finding" : rc == 2 ? "tool-error" : "clean");
   ir_arena_free(A);
   return rc;
@@ -814,6 +815,7 @@ static int stoppable(int (*cmd)(int, char **), const char *name, int argc, char 
     fprintf(stderr, "ptofuzz: %s: stopped by SIG%s\n", name, sigabbrev_np(stop));
     rc = 128 + stop;
   }
+  fflush(NULL);                                 /* what it printed, before the signal ends it */
   sigprocmask(SIG_SETMASK, &old, NULL);         /* a stop still pending ends the process here */
   return rc;
 }
@@ -1128,7 +1130,7 @@ static int command(const char *cmd, int n, char **args) {
   if (!strcmp(cmd, "db")) return dbcmd(n, args);
   if (!strcmp(cmd, "reduce")) return reduce(n, args);
   if (!strcmp(cmd, "report") || !strcmp(cmd, "dashboard")) return triage(cmd[0] == 'd', n, args);
-  if (!strcmp(cmd, "import")) return fz_import(n, args);   /* import.c */
+  if (!strcmp(cmd, "import")) return stoppable(fz_import, "import", n, args);   /* import.c */
   if (!strcmp(cmd, "cache")) return fz_cache(n, args);     /* cache.c */
   if (!strcmp(cmd, "bisect")) {
     int rc = stoppable(fz_bisect, "bisect", n, args);   /* bisect.c */

@@ -195,7 +195,8 @@ static const IrCmd cmds[] = {
      "0  written\n1  a usage error (E-USAGE), DIR's parent missing, a database\n2  internal: a page not written"},
     {"ptofuzz import", "ptofuzz import PATH... [OPTION...]",
      "libFuzzer / AFL++ crash files (a file, or a directory such as crashes/) into findings.", o_import,
-     "0  done\n1  a usage error (E-USAGE), an unreadable PATH, a database\n2  a finding that could not be recorded"},
+     "0  done\n1  a usage error (E-USAGE), an unreadable PATH, a database\n2  a finding that could not be recorded\n"
+     "130  SIGINT (143 SIGTERM, 129 SIGHUP): stopped, its rows ended, the findings so far kept"},
     {"ptofuzz cache", "ptofuzz cache [clean [--all]]",
      "The real back ends' cache ($PTO_REAL_CACHE, else $XDG_CACHE_HOME/ptofuzz, else\n"
      "~/.cache/ptofuzz): its bytes; `clean` removes the prebuilt harness (rebuilt on the next\n"

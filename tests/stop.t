@@ -56,10 +56,18 @@ sed -i '1i # expect: clean' "$T"/in/*.ptk
 setsid env --default-signal=INT "$C" "$T/in" > "$T/m1.out" 2>&1 &
 pid=$!
 i=0
-while ! grep -q '^\(not \)\{0,1\}ok 1 ' "$T/m1.out" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q '^\(not \)\{0,1\}ok 1 ' "$T/m1.out" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 stop stop-1.1 $pid TERM "pto-check (model)"
 grep -q '^Bail out! stopped by SIGTERM$' "$T/m1.out" && ! grep -q '^1\.\.0' "$T/m1.out"
 ok $? "stop-1.1 pto-check (model) says it stopped (Bail out!)"
+
+"$F" gen --seed=6 --count=3000 --bytes-out="$T/bytes" > /dev/null 2>&1
+setsid env --default-signal=INT "$F" import "$T/bytes" --bugs=none --db="$T/imp.db" > "$T/m2.out" 2>&1 &
+pid=$!
+sleep 2
+stop stop-1.2 $pid INT "import (^C to its group)"
+grep -q '^summary: files=[1-9][0-9]* .* stopped=SIGINT ' "$T/m2.out"
+ok $? "stop-1.2 import prints its summary, stopped=SIGINT ($(grep -o 'files=[0-9]*' "$T/m2.out"))"
 
 # ---- the real back end ----
 "$F" diff corpus/seeds/c2v_only.ptk --backend=ptoas > "$T/probe" 2>&1
@@ -91,7 +99,7 @@ if [ -z "$QUICK" ]; then
   setsid env --default-signal=INT "$F" reduce "$T/pad.ptk" --backend=ptoas -o "$T/red.ptk" > "$T/r3.out" 2>&1 &
   pid=$!
   i=0
-  while ! grep -q '^reduce: check 1 ' "$T/r3.out" && kill -0 $pid 2>/dev/null && [ $i -lt 900 ]; do sleep 0.2; i=$((i + 1)); done
+  while ! grep -q '^reduce: check 1 ' "$T/r3.out" 2>/dev/null && kill -0 $pid 2>/dev/null && [ $i -lt 900 ]; do sleep 0.2; i=$((i + 1)); done
   grep -q '^reduce: check 1 ' "$T/r3.out"
   ok $? "stop-3.1 reduce --backend=ptoas is reducing"
   stop stop-3.1 $pid TERM "reduce --backend=ptoas"
