@@ -27,7 +27,7 @@ chrome() {
 }
 
 DB="$T/f.db"
-"$F" run --bugs=store-axis-swap --count=300 --jobs=1 --seed=3 --db="$DB" --quiet >/dev/null 2>&1 &&
+"$F" run --bugs=store-axis-swap,odd-floor-half --count=300 --jobs=1 --seed=3 --db="$DB" --quiet >/dev/null 2>&1 &&
   "$F" run --count=60 --jobs=1 --seed=5 --db="$DB" --quiet >/dev/null 2>&1
 ok $? "dashboard-1.1 two campaigns into one database"
 NF=$("$F" db list --db="$DB" | tail -n +2 | wc -l)
