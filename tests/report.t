@@ -1,5 +1,5 @@
 #!/bin/sh
-# report.t — `ptofuzz report ID`: a short campaign against store-axis-swap,
+# report.t — `ptofuzz report ID`: a 1500-kernel campaign against store-axis-swap,
 # then the triage report of its first miscompile as markdown (with a valid PNG
 # picture beside it that shows the lane boundary), JSON (parsed by JSON::PP,
 # with the fields) and HTML (the picture inlined); the reproduce commands it
@@ -12,10 +12,10 @@ F="$B/bin/ptofuzz"
 PS="$B/tests/pngstat"
 DB="$T/f.db"
 
-"$F" run --bugs=store-axis-swap --time=5 --jobs=1 --seed=3 --db="$DB" --quiet >/dev/null 2>&1
+"$F" run --bugs=store-axis-swap --count=1500 --jobs=1 --seed=3 --db="$DB" --quiet >/dev/null 2>&1
 ID=$("$F" db list --db="$DB" | awk '$4 ~ /^miscompile\|/ { print $1; exit }')
 [ -n "$ID" ]
-ok $? "report-1.1 a 5-second store-axis-swap campaign (seed 3) records a miscompile (id ${ID:-none})"
+ok $? "report-1.1 a 1500-kernel store-axis-swap campaign (seed 3) records a miscompile (id ${ID:-none})"
 ID=${ID:-1}
 
 "$F" report "$ID" --db="$DB" --format=md -o "$T/r.md" 2>/dev/null && [ -s "$T/r.md" ]
