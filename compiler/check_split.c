@@ -6,7 +6,7 @@
  * pins (E-SHARD-NARROW); a whole tile crossing sides inside a region: a
  * lane value moved to the cube, a cube tile moved to vec or sharded with
  * mode none, or a vec value computed outside the region from a cube tile
- * moved whole and read inside (E-SHARD-WHOLE: pto-isa zero-fills lane 1's
+ * moved whole (or sharded with mode none) and read inside (E-SHARD-WHOLE: pto-isa zero-fills lane 1's
  * copy of a code-0 entry, real-findings F-10);
  * aic_gather on another axis than the aiv_shard its value came from
  * (E-SPLIT-MODE); a store of a half tile whose offset on the split axis is not
@@ -108,8 +108,9 @@ static void body(CS *s, Body *b) {
                  v->name, s->whole[v->id]->name, s->whole[v->id]->name);
       from = s->whole[v->id];
     }
-    if (!s->region && ir_ops[c->op].kind == K_MOVE && c->args[0].var->sp != SP_VEC && c->args[1].e == SP_VEC)
-      from = c->args[0].var;
+    if (!s->region && ((ir_ops[c->op].kind == K_MOVE && c->args[0].var->sp != SP_VEC && c->args[1].e == SP_VEC) ||
+                       (ir_ops[c->op].kind == K_SHARD && c->args[1].e == MODE_NONE)))
+      from = c->args[0].var;                    /* a cube tile whole on the vector side */
     switch (ir_ops[c->op].kind) {
     case K_SHARD: {
       Mode m = (Mode)c->args[1].e;

@@ -722,6 +722,11 @@ static void op(E *e, const Stmt *s) {
     return;
   case K_SHARD: {
     Var *t = tile_arg(c, 0);
+    if (ir_pos((Call *)c, 1)->e == MODE_NONE) {   /* the whole tile: a move to vec (language.md 10.2) */
+      gv[0] = tv(e, t)[0], gv[1] = tv(e, t)[1];
+      assign(e, s, d, ir_fmt(A, "pl.move(%s, target_memory=%s)", tn(e, t), mem_py(SP_VEC)), gv, gv);
+      return;
+    }
     int ax = MODE_AXIS(e->lmode), E0 = ax ? t->C : t->R;
     if (ir_kwarg((Call *)c, KW_STRIDE))
       refuse(e, c->loc, E_PYPTO_SHARD_STRIDE, "aiv_shard with stride=: pl.aiv_shard halves the tile (its split "

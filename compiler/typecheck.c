@@ -602,7 +602,10 @@ static Type check_call(T *t, Call *c) {
     break;
   }
   case K_SHARD: {
-    if (!t->lane) ERR(c->loc, E_SCOPE, "aiv_shard is only defined inside split_aiv");
+    Mode m = mode_arg(t, c, pos(t, c, 1), true);
+    if (!t->lane && (m != MODE_NONE || !t->k->explicit_split))   /* language.md 10.2 */
+      ERR(c->loc, E_SCOPE, "aiv_shard is only defined inside split_aiv (with mode none also outside it, in a "
+          "kernel written with split_aiv)");
     Arg *x = pos(t, c, 0);
     a = tile_of(t, c, x, "the operand");
     if (a.lane) ERR(x->loc, E_LANE, "aiv_shard: operand is already a lane value");
@@ -610,7 +613,6 @@ static Type check_call(T *t, Call *c) {
       ERR(x->loc, E_SPACE, "aiv_shard: operand must be a cube tile (mat or acc)%s",
           x->k == A_VAR || x->k == A_CALL ? "; a slice of a mat/acc tile off the 16-row box is a vec tile: shard "
                                              "the whole tile and slice each lane's part" : "");
-    Mode m = mode_arg(t, c, pos(t, c, 1), true);
     r = a;
     r.sp = SP_VEC;
     if (m == MODE_NONE) {                       /* the whole tile to both lanes */

@@ -41,7 +41,8 @@
   X(cb_outer_whole, "combo.whole_move_outside_region") X(cb_whole_in, "combo.whole_tile_in_region")   \
   X(cb_v2c_partial, "combo.v2c_join_partial_lane0") X(cb_c2v_loop, "combo.c2v_read_across_loop")       \
   X(cb_c2v_live, "combo.c2v_3_live_in_loop") X(cb_pressure, "combo.loop_reads_outer_near_capacity")    \
-  X(cb_asm_slice, "combo.slice_of_offset_assemble")
+  X(cb_asm_slice, "combo.slice_of_offset_assemble") X(cb_none_out, "combo.shard_none_outside_region")  \
+  X(neg_mixed, "refuse.split_mixed") X(neg_store, "refuse.split_store") X(neg_place, "refuse.split_place")
 
 enum {
 #define FZ_C_(id, name) CV_##id,
@@ -195,6 +196,14 @@ static void reads(const Call *c, uint8_t *out) {
   }
 }
 
+/* An aiv_shard(t, none) in c or its nested calls. */
+static bool shard_none(const Call *c) {
+  if (ir_ops[c->op].kind == K_SHARD && c->args[1].e == MODE_NONE) return true;
+  for (int i = 0; i < c->nargs; i++)
+    if (c->args[i].k == A_CALL && shard_none(c->args[i].call)) return true;
+  return false;
+}
+
 /* A slice at a nonzero offset of a tile assembled at one, in c or its nested calls. */
 static bool asm_slice(const Combo *cb, const Call *c) {
   if (c->op == OP_slice && c->args[0].k == A_VAR && (cb->how[c->args[0].var->id] & W_ASM) && c->args[1].k == A_IDX &&
@@ -248,11 +257,11 @@ static void combos(Walk *w, Combo *cb, const Body *b, int depth, bool region) {
       if (region && (cb->how[v] & W_WHOLE)) cv(w, CV_cb_whole_in);
     }
     if (asm_slice(cb, c)) cv(w, CV_cb_asm_slice);
+    if (shard_none(c)) cv(w, region ? CV_cb_whole_in : CV_cb_none_out);
     int kind = ir_ops[c->op].kind;
     if (kind == K_SHARD || kind == K_JOIN) {
       Mode m = (Mode)c->args[1].e;
-      if (kind == K_SHARD && m == MODE_NONE) cv(w, CV_cb_whole_in);
-      else cb->ax |= 1 << MODE_AXIS(m);
+      if (m != MODE_NONE) cb->ax |= 1 << MODE_AXIS(m);
       if (kind == K_SHARD && ir_kwarg((Call *)c, KW_STRIDE)) cb->stride = 1;
     }
     const Var *d = s->dst;
@@ -276,9 +285,31 @@ static void combos(Walk *w, Combo *cb, const Body *b, int depth, bool region) {
         if (cube_arg(&c->args[j])) {
           cb->how[d->id] |= W_C2V;
           if (c->op == OP_move && !region && k->explicit_split) cb->how[d->id] |= W_WHOLE, cv(w, CV_cb_outer_whole);
+          if (kind == K_SHARD && !region) cb->how[d->id] |= W_WHOLE;   /* mode none */
         }
     if (c->op == OP_assemble && c->args[2].k == A_IDX && (c->args[2].ix[0].c || c->args[2].ix[1].c))
       cb->how[d->id] |= W_ASM;
+  }
+}
+
+/* The negative constructs the kernel's refusal claim names (`# expect-refuse:`
+ * with E-SPLIT-MIXED, -STORE or -PLACE, any variant). */
+static void negatives(Walk *w, const char *text, size_t len) {
+  static const struct { const char *code; int row; } neg[] = {
+      {"=E-SPLIT-MIXED:", CV_neg_mixed}, {"=E-SPLIT-STORE:", CV_neg_store}, {"=E-SPLIT-PLACE:", CV_neg_place}};
+  const char *end = text + len, *p = text;
+  while (p < end && *p == '#') {
+    const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+    if (le - p > 16 && !memcmp(p, "# expect-refuse:", 16))
+      for (size_t i = 0; i < sizeof neg / sizeof *neg; i++) {
+        size_t n = strlen(neg[i].code);
+        for (const char *q = p; q + n <= le; q++)
+          if (!memcmp(q, neg[i].code, n)) {
+            cv(w, neg[i].row);
+            break;
+          }
+      }
+    p = le + (le < end);
   }
 }
 
@@ -329,6 +360,7 @@ void fz_cov_add(FzCov *cov, const char *text, size_t len) {
   combos(&w, &cb, &k->body, 0, false);
   if (cb.mixed) cv(&w, CV_cb_regions);
   if (cb.mixed && cb.stride) cv(&w, CV_cb_regions_stride);
+  negatives(&w, text, len);
   for (int r = 0; r < NROW; r++) cov->n[r] += w.hit[r];
   ir_arena_free(c.A);
   cov_pypto(cov, text, len);

@@ -16,8 +16,15 @@ static int shard_stride(const Gen *g, int E, int V) {
   return !v1 || v0 == v1 || v0 == v1 + 1 ? S : (V + 1) / 2;
 }
 
-static Val v_shard(Gen *g, Val t, int ax) {
-  int E = ax ? t.C : t.R, V = ax ? t.vc[0] : t.vr[0], S = shard_stride(g, E, V);
+/* A lane stride for V valid whose lanes' counts fit no split code (lane 0
+ * two or more ahead of a non-empty lane 1: E-SPLIT-PLACE, and a5's
+ * E-SPLIT-BOX), or 0 when V is below 4 and none exists. */
+static int bad_stride(Gen *g, int V) { return V < 4 ? 0 : gen_rng(g, (V + 3) / 2, V - 1); }
+
+/* aiv_shard(t, ax) at lane stride S (0: the stride that places the lanes). */
+static Val v_shard(Gen *g, Val t, int ax, int S) {
+  int E = ax ? t.C : t.R, V = ax ? t.vc[0] : t.vr[0];
+  if (!S) S = shard_stride(g, E, V);
   bool odd = E % 2, stride = S != (E + 1) / 2 || S != gen_a5_half(E);   /* the same on either target's parse */
   /* the other target's variant: a5 places only its box's halves (E-SPLIT-BOX), a2a3
    * only counts that fit a code (E-SPLIT-PLACE) */
@@ -41,6 +48,16 @@ static Val v_shard(Gen *g, Val t, int ax) {
   gen_charge(g, &r);
   gen_note_c2v(g, &t);
   if (odd) gen_feat(g, FZ_FEAT_explicit_odd);
+  return r;
+}
+
+/* aiv_shard(s, none): the whole cube tile on the vector side. */
+static Val v_shard_none(Gen *g, Val s) {
+  FzExpr *e = gen_call(g, FZ_OP_aiv_shard, 2);
+  gen_a_expr(g, &e->a[0], s.e);
+  gen_a_kind(&e->a[1], FZ_A_MODE, FZ_MNONE);
+  Val r = gen_vres(g, e, s.dt, s.R, s.C);
+  for (int l = 0; l < 2; l++) r.vr[l] = s.vr[0], r.vc[l] = s.vc[0];
   return r;
 }
 
@@ -156,7 +173,14 @@ void gen_explicit(Gen *g) {
   Val whole = {0};
   if (gen_ch(g, p->p_explicit_outer_move)) {
     int nt0 = g->nt;
-    whole = gen_bind(g, gen_v_move(g, s, FZ_VEC), "w");
+    if (gen_ch(g, p->p_explicit_outer_none)) {   /* the same move spelled aiv_shard(s, none) (language.md 10.2) */
+      whole = gen_bind(g, v_shard_none(g, s), "w");
+      gen_note_c2v(g, &s);
+      gen_charge(g, &whole);
+      gen_feat(g, FZ_FEAT_explicit_outer_none);
+    } else {
+      whole = gen_bind(g, gen_v_move(g, s, FZ_VEC), "w");
+    }
     gen_store(g, gen_vchain(g, whole, gen_rng(g, 0, 1)));
     for (int i = nt0; i < g->nt; i++) g->t[i].alive = false;   /* no region may read them */
   }
@@ -185,7 +209,16 @@ void gen_explicit(Gen *g) {
     g->sb = sb;
     gen_feat(g, FZ_FEAT_lane_scalar);
   }
-  Val sh = gen_bind(g, v_shard(g, s, ax), "sh");
+  /* one negative construct check_split must refuse, in a kernel otherwise valid */
+  enum { NEG_NONE, NEG_MIXED, NEG_STORE, NEG_STRIDE } neg = gen_ch(g, p->p_explicit_neg) ? 1 + gen_below(g, 3) : NEG_NONE;
+  int bad = neg == NEG_STRIDE ? bad_stride(g, ax ? s.vc[0] : s.vr[0]) : 0;
+  if (neg == NEG_STRIDE && !bad) neg = NEG_MIXED;
+  if (neg == NEG_STRIDE) {
+    gen_must_refuse(g, FZ_V_A2A3, "E-SPLIT-PLACE:check_split");
+    if (bad != gen_a5_half(ax ? s.C : s.R)) gen_must_refuse(g, FZ_V_A5, "E-SPLIT-BOX:check_split");   /* a5 places its box halves */
+    gen_feat(g, FZ_FEAT_explicit_neg);
+  }
+  Val sh = gen_bind(g, v_shard(g, s, ax, bad), "sh");
   Val x = gen_vchain(g, sh, gen_rng(g, 1, 3));
   if (gen_ch(g, p->p_lane_load) && x.dt == FZ_F32) {
     Val ld = gen_v_load(g, FZ_F32, x.R, x.C, FZ_VEC, -1, -1, 0);
@@ -213,7 +246,7 @@ void gen_explicit(Gen *g) {
     Val v = gen_bind(g, gen_v_load(g, dt, pj.C, D2, FZ_MAT, -1, -1, 0), "v");
     Val o = gen_bind(g, gen_v_mm(g, NULL, pj, v, false), "o");
     if (o.C >= 2 || !ax) {
-      Val oh = gen_bind(g, v_shard(g, o, ax), "oh");
+      Val oh = gen_bind(g, v_shard(g, o, ax, 0), "oh");
       Val on = oh;
       bool match = !ax && stats && st.R == oh.R && st.vr[0] == oh.vr[0] && st.vr[1] == oh.vr[1];
       if (match && gen_ch(g, 0.7)) on = gen_v_exp2(g, FZ_OP_row_expand_div, oh, st, true);
@@ -223,6 +256,20 @@ void gen_explicit(Gen *g) {
     if (gen_ch(g, p->p_cube_store)) gen_store(g, o);
   }
   gen_store(g, x);
+  if (neg == NEG_STORE) {
+    gen_store_skew(g, x);
+    gen_must_refuse(g, FZ_V_A2A3 | FZ_V_A5, "E-SPLIT-STORE:check_split");
+    gen_feat(g, FZ_FEAT_explicit_neg);
+  }
+  if (neg == NEG_MIXED) {                       /* the other axis in the same region, under a loop */
+    FzBody *lo = gen_open_loop(g, false, 0, 1 + gen_below(g, 2), 1);
+    g->rax = !ax;
+    gen_store(g, gen_bind(g, v_shard(g, s, !ax, 0), "sm"));
+    g->rax = ax;
+    gen_close_loop(g, lo);
+    gen_must_refuse(g, FZ_V_A2A3 | FZ_V_A5, "E-SPLIT-MIXED:check_split");
+    gen_feat(g, FZ_FEAT_explicit_neg);
+  }
   if (stats) gen_store(g, st);
   if (gen_ch(g, p->p_task_parallel)) {
     /* task-parallel work: each lane loads a whole tile from GM itself (a cube
@@ -236,16 +283,7 @@ void gen_explicit(Gen *g) {
   if (gen_ch(g, p->p_explicit_whole)) {
     /* a whole cube tile read by both lanes: E-SHARD-WHOLE, since lane 1's copy
      * is zeros; a checker that lets it through shows them in lane 1's band */
-    Val wv;
-    if (whole.e) {
-      wv = whole;
-    } else {
-      FzExpr *e = gen_call(g, FZ_OP_aiv_shard, 2);
-      gen_a_expr(g, &e->a[0], s.e);
-      gen_a_kind(&e->a[1], FZ_A_MODE, FZ_MNONE);
-      wv = gen_vres(g, e, s.dt, s.R, s.C);
-      for (int l = 0; l < 2; l++) wv.vr[l] = s.vr[0], wv.vc[l] = s.vc[0];
-    }
+    Val wv = whole.e ? whole : v_shard_none(g, s);
     wv.lane = true;
     FzBody *lo = gen_ch(g, 0.5) ? gen_open_loop(g, false, 0, 1 + gen_below(g, 2), 1) : NULL;   /* read under a loop of the region */
     gen_store(g, gen_v_un(g, FZ_OP_relu, wv));
@@ -265,7 +303,7 @@ void gen_explicit(Gen *g) {
     g->region = true;
     g->lane = r2->iv;
     g->rax = !ax;
-    Val h2 = gen_bind(g, v_shard(g, s, !ax), "sh");
+    Val h2 = gen_bind(g, v_shard(g, s, !ax, 0), "sh");
     gen_store(g, gen_vchain(g, h2, gen_rng(g, 0, 2)));
     g->region = false;
     gen_close_block(g, rout);

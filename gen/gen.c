@@ -63,6 +63,13 @@ void gen_refuse(Gen *g, unsigned vars, const char *why) {
     if ((vars >> v & 1) && !g->k->refuse[v]) g->k->refuse[v] = why;
 }
 
+/* The refusal claim (FzKernel.must_refuse): variants that must refuse the
+ * kernel, with CODE:pass; the first stays. */
+void gen_must_refuse(Gen *g, unsigned vars, const char *code_pass) {
+  for (int v = 0; v < 4; v++)
+    if ((vars >> v & 1) && !g->k->must_refuse[v]) g->k->must_refuse[v] = code_pass;
+}
+
 bool gen_ch(Gen *g, double p) { return fz_chance(g->s, p); }
 int gen_below(Gen *g, int n) { return (int)fz_below(g->s, (uint32_t)n); }
 int gen_rng(Gen *g, int lo, int hi) { return fz_range(g->s, lo, hi); }

@@ -183,6 +183,14 @@ void gen_store_at(Gen *g, int t, FzAff ro, FzAff co, FzExpr *x) {
   g->k->nstmts++;
 }
 
+/* A lane value stored with the lane in both offsets: its own band on the
+ * region's axis and a band of the other axis as well, windows apart, so the
+ * golden run is race free; check_split refuses it (E-SPLIT-STORE). */
+void gen_store_skew(Gen *g, Val v) {
+  int t = gen_tensor(g, 'O', v.dt, FZ_OUT, 2 * v.R, 2 * v.C);
+  gen_store_at(g, t, lane_term(g, gen_aff(0), v.R), lane_term(g, gen_aff(0), v.C), v.e);
+}
+
 /* A right operand [K,N] ([N,K] with trans_b) whose valid extent along k
  * covers kv (the left operand's valid columns). */
 Val gen_rhs_load(Gen *g, int dt, int K, int N, bool tb, int kv, bool full_n) {

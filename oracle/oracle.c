@@ -9,7 +9,9 @@
  * what that level produced. A kernel whose leading comment claims a variant
  * must compile (`# expect-compile:`, written by the generator) gets `reject`
  * when that variant is refused, `unsupported` or `invalid` alike: the golden
- * run of the same kernel was valid (orc_claim). */
+ * run of the same kernel was valid (orc_claim); one it claims must be refused
+ * (`# expect-refuse:`, a negative construct) gets `escape` when that variant
+ * compiles (orc_must_refuse). */
 #include "orc.h"
 
 #include <math.h>
@@ -380,25 +382,61 @@ static void init_result(VarResult *vr, int v, int sched) {
   set(vr->pass, sizeof vr->pass, "-");
 }
 
-int orc_claim(const Src *src) {
+/* The header line of the leading comment lines that starts with key, as
+ * [*b, *e); false when there is none. */
+static bool header_line(const Src *src, const char *key, const char **b, const char **e) {
   const char *p = src->text, *end = src->text + src->len;
-  static const char key[] = "# expect-compile:";
-  while (p < end && *p == '#') {                /* the leading comment lines */
+  size_t n = strlen(key);
+  while (p < end && *p == '#') {
     const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
-    if ((size_t)(le - p) >= sizeof key - 1 && !memcmp(p, key, sizeof key - 1)) {
-      int m = 0;
-      for (const char *q = p + sizeof key - 1; q < le;) {
-        while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-        const char *w = q;
-        while (q < le && *q != ' ' && *q != '\t' && *q != '\r') q++;
-        for (int v = 0; v < ORC_NVARIANT; v++)
-          if ((size_t)(q - w) == strlen(orc_variants[v]) && !memcmp(w, orc_variants[v], (size_t)(q - w))) m |= 1 << v;
-      }
-      return m;
+    if ((size_t)(le - p) >= n && !memcmp(p, key, n)) {
+      *b = p + n, *e = le;
+      return true;
     }
     p = le + (le < end);
   }
+  return false;
+}
+
+/* The next blank-separated word of [*q, e), as [*w, *q); false at the end. */
+static bool next_word(const char **q, const char *e, const char **w) {
+  while (*q < e && (**q == ' ' || **q == '\t' || **q == '\r')) ++*q;
+  *w = *q;
+  while (*q < e && **q != ' ' && **q != '\t' && **q != '\r') ++*q;
+  return *q > *w;
+}
+
+/* The variant a word names up to its end or an '=': its index, or -1. */
+static int word_variant(const char *w, const char *e) {
+  const char *eq = memchr(w, '=', (size_t)(e - w));
+  size_t n = (size_t)((eq ? eq : e) - w);
+  for (int v = 0; v < ORC_NVARIANT; v++)
+    if (n == strlen(orc_variants[v]) && !memcmp(w, orc_variants[v], n)) return v;
   return -1;
+}
+
+int orc_claim(const Src *src) {
+  const char *q, *e, *w;
+  if (!header_line(src, "# expect-compile:", &q, &e)) return -1;
+  int m = 0;
+  while (next_word(&q, e, &w))
+    if (word_variant(w, q) >= 0) m |= 1 << word_variant(w, q);
+  return m;
+}
+
+bool orc_must_refuse(const Src *src, int v, char *code, size_t nc, char *pass, size_t np) {
+  const char *q, *e, *w;
+  if (!header_line(src, "# expect-refuse:", &q, &e)) return false;
+  while (next_word(&q, e, &w)) {
+    if (word_variant(w, q) != v) continue;
+    const char *eq = memchr(w, '=', (size_t)(q - w)), *c = eq ? eq + 1 : q, *colon = memchr(c, ':', (size_t)(q - c));
+    snprintf(code, nc, "%.*s", (int)((colon ? colon : q) - c), c);
+    snprintf(pass, np, "%.*s", colon ? (int)(q - colon - 1) : 0, colon ? colon + 1 : "");
+    if (!*code) snprintf(code, nc, "-");
+    if (!*pass) snprintf(pass, np, "-");
+    return true;
+  }
+  return false;
 }
 
 /* Compile variant v once and classify its run under each schedule. claim:
@@ -415,6 +453,8 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
     }
     return;
   }
+  char want[24], want_pass[40];
+  bool refuse = orc_must_refuse(src, v, want, sizeof want, want_pass, sizeof want_pass);
   Run r;
   if (o->progress) o->progress(o->ctx, v, 0);
   run_level(&r, src, gk, v, NULL, o, ~0ull, inputs);   /* compile only */
@@ -422,6 +462,14 @@ static void classify(const Src *src, int v, const OrcOpts *o, Sim *g, const Kern
   for (int sc = 0; sc < ORC_NSCHED; sc++) {
     VarResult *x = &vr[sc];
     x->compile_ms = r.compile_ms;
+    if (r.compiled && refuse) {                 /* a lax checker: the negative construct got through */
+      x->out = OUT_ESCAPE;
+      x->claimed = true;
+      set(x->code, sizeof x->code, want);
+      set(x->pass, sizeof x->pass, want_pass);
+      snprintf(x->detail, sizeof x->detail, "compiled, but the generator wrote it to be refused with %s", want);
+      continue;
+    }
     if (!r.compiled) {
       const Diag *d = &r.c.diag;
       DiagCat cat = ir_diag_cat(d->code);

@@ -37,7 +37,8 @@ typedef struct {
   int backend;                                  /* 0 the model, 1 the real toolchain (ptoas + pto-isa), 2 PyPTO */
   char check;                                   /* PyPTO: 'a' compile, 'b' pass dumps, 'c' ptoas + pto-isa; else 0 */
   bool claimed;                                 /* a reject only because the kernel's compile claim says
-                                                   this variant must compile (code: the unsupported one) */
+                                                   this variant must compile (code: the unsupported one),
+                                                   or an escape because it says it must be refused */
   char vname[32];                               /* real back ends: ptoas:MODE@a3|a5, pypto:MODE@a3|a5 */
 } VarResult;
 
@@ -80,6 +81,11 @@ typedef struct {
  * orc_check turns an `unsupported` outcome of a claimed variant into a
  * `reject` (VarResult.claimed). */
 int orc_claim(const Src *src);
+/* The generator's refusal claim (`# expect-refuse: none@a2a3=E-SPLIT-MIXED:check_split
+ * ...`): true when variant v must be refused, with the code and the pass that
+ * should refuse it ("-" when not named). A claimed variant that compiles is an
+ * `escape` (VarResult.claimed): a checker let a negative construct through. */
+bool orc_must_refuse(const Src *src, int v, char *code, size_t nc, char *pass, size_t np);
 /* Run one kernel through the golden run and every variant. */
 void orc_check(const Src *src, const OrcOpts *o, OrcResult *res);
 /* Signature: kind|mode|code|op|pass|pattern (no numbers, names or shapes); op is

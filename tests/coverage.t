@@ -31,7 +31,8 @@ for c in kw.valid kw.space kw.trans_b kw.block_size kw.size kw.max_indices kw.co
          move.vec_to_mat move.mat_to_vec move.acc_to_vec move.acc_to_mat move.vec_to_vec move.mat_to_mat move.acc_to_acc \
          combo.regions_two_axes combo.regions_two_axes_stride combo.whole_move_outside_region \
          combo.whole_tile_in_region combo.v2c_join_partial_lane0 combo.c2v_read_across_loop \
-         combo.c2v_3_live_in_loop combo.loop_reads_outer_near_capacity combo.slice_of_offset_assemble; do
+         combo.c2v_3_live_in_loop combo.loop_reads_outer_near_capacity combo.slice_of_offset_assemble \
+         combo.shard_none_outside_region refuse.split_mixed refuse.split_store refuse.split_place; do
   grep -q "^construct=$c share=" "$T/rows" || { echo "# missing: $c"; miss=1; }
 done
 ok $miss "coverage-5 keywords, attributes, statements, the seven move directions and the combinations have lines"
