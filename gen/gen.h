@@ -140,6 +140,7 @@ size_t fz_input_name_bugs(uint8_t *data, size_t body, size_t cap, uint32_t bugs)
   P(p_strided_stats, 0.5, "row statistics are stored as strided sub-slices")                          \
   P(p_subslice_loop, 0.6, "sub-slice stores run in a loop (else one block)")                          \
   P(p_subslice_op, 0.3, "a sub-slice passes through an element-wise op before its store")             \
+  P(p_slice_late, 0.3, "a one-block sub-slice is named, and a new tile of its parent's shape is made before it is read") \
   /* transfers and loops */                                                                            \
   P(p_loop_wrap, 0.2, "a vector or C2V block runs inside a loop")                                     \
   P(p_loop_step, 0.2, "a loop has a nonzero start or a step of 2")                                    \
@@ -297,7 +298,7 @@ typedef struct {
   X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
   X(lane_if) X(lane_while) X(transpose) X(reshape) X(gather_window) X(scalar_extent) X(explicit_move) \
   X(gm_round_trip) X(near_capacity) X(pressure) X(explicit_regions) X(explicit_whole) X(assemble_slice) \
-  X(c2v_recross) X(explicit_neg) X(explicit_outer_none)
+  X(c2v_recross) X(explicit_neg) X(explicit_outer_none) X(slice_late)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)

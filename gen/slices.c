@@ -46,6 +46,16 @@ void gen_subslice_stores(Gen *g, Val t, int ax) {
   gen_a_idx(&s->a[2], gen_aff(R), gen_aff(C));
   g->vec += gen_vbytes(t.dt, R, C);
   g->cb[0] += gen_trips(g) * gen_vbytes(t.dt, R, C);
+  if (!loop && gen_ch(g, g->p->p_slice_late)) {
+    /* the slice named, then a new tile of t's shape made and stored before
+     * the slice is read: where t's last use is the slice, a planner that
+     * lets a view's parent die with it gives t's bytes to the new tile */
+    Val sv = gen_bind(g, gen_vres(g, s, t.dt, R, C), "sv");
+    gen_tile_of(g, &sv)->alive = false;         /* read only by its store below */
+    s = sv.e;
+    gen_store(g, gen_v_un(g, gen_un_op(g, t.dt), gen_v_load(g, t.dt, t.R, t.C, FZ_VEC, -1, -1, 0)));
+    gen_feat(g, FZ_FEAT_slice_late);
+  }
   FzExpr *x = s;
   if (op) {
     bool scal = gen_ch(g, 0.5);

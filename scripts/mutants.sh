@@ -7,14 +7,17 @@
 #       in a scratch worktree of HEAD (one build directory for all patches):
 #       a baseline campaign, then per patch apply, build ptofuzz, run an
 #       S-second campaign, revert; one line per patch
-#       `found|missed|stale|build-failed NAME  (WHY)` and at the end
-#       `score: F/K found (P%)` over the patches that applied and built.
+#       `found|found-by-unit|missed|equivalent|stale|build-failed NAME  (WHY)`
+#       and at the end `score: F/K found (P%); G/K with unit tests (Q%); E
+#       equivalent` over the patches that applied and built.
 #   scripts/mutants.sh --check [PATCH...]   every patch applies to HEAD (exit 1 naming the stale ones)
 #   scripts/mutants.sh --list               the patches: NAME  what it plants
 #
 # PATCH is a name (tests/mutants/NAME.patch) or a path. A mutant is found
 # when its campaign stores a finding whose signature the baseline campaign
-# (same seed and time, no patch) did not. Exit 0 whatever the score; 1 for a
+# (same seed and time, no patch) did not. A patch headed `# unit: T...` that
+# the campaign misses is then tried on those unit tests (build/tests/T; one
+# failing is `found-by-unit`); one headed `# equivalent: WHY` is not run. Exit 0 whatever the score; 1 for a
 # usage error, 2 when the script itself fails (no git, HEAD does not build).
 set -u
 CWD=$(pwd)
@@ -59,6 +62,7 @@ else
 fi
 name() { n=${1##*/}; echo "${n%.patch}"; }
 bug() { sed -n 's/^# bug: //p' "$1" | head -n 1; }
+header() { sed -n "s/^# $1: //p" "$2" | head -n 1; }
 
 if [ "$mode" = list ]; then
   for f in $files; do echo "$(name "$f")  $(bug "$f")"; done
@@ -145,9 +149,14 @@ else
   echo "baseline: $nb findings ($(head -n 1 "$tmp/base.sigs") ...); a mutant is found by a signature not among them"
 fi
 
-k=0 found=0
+k=0 found=0 unit=0 equiv=0
 for f in $files; do
   n=$(name "$f")
+  if [ -n "$(header equivalent "$f")" ]; then   # the model cannot tell it from the original
+    equiv=$((equiv + 1))
+    echo "equivalent $n  ($(header equivalent "$f"))"
+    continue
+  fi
   git -C "$wt" checkout -q -- . 2>/dev/null
   if ! git -C "$wt" apply "$f" 2>"$tmp/err"; then
     echo "stale $n  ($(why_stale "$tmp/err"))"
@@ -168,10 +177,20 @@ for f in $files; do
     found=$((found + 1))
     echo "found $n  (the campaign itself failed, exit $rc: $(tail -n 1 "$tmp/run.log"))"
   else
-    echo "missed $n  (no new finding in $(field kernels) kernels; valid=$(field valid); claims $(cat "$tmp/claims"))"
+    failed=
+    for t in $(header unit "$f"); do            # the unit tests that see what a campaign cannot
+      run cmake --build "$B" -j "$jobs" --target "$t" >"$tmp/build.log" 2>&1 && run "$B/tests/$t" >"$tmp/unit.log" 2>&1 ||
+        failed="$failed $t"
+    done
+    if [ -n "$failed" ]; then
+      unit=$((unit + 1))
+      echo "found-by-unit $n  (missed by the campaign; failing:$failed)"
+    else
+      echo "missed $n  (no new finding in $(field kernels) kernels; valid=$(field valid); claims $(cat "$tmp/claims"))"
+    fi
   fi
   git -C "$wt" checkout -q -- .
 done
-[ "$k" -gt 0 ] && pct=$((100 * found / k)) || pct=0
-echo "score: $found/$k found ($pct%)"
+[ "$k" -gt 0 ] && pct=$((100 * found / k)) upct=$((100 * (found + unit) / k)) || pct=0 upct=0
+echo "score: $found/$k found ($pct%); $((found + unit))/$k with unit tests ($upct%); $equiv equivalent"
 exit 0
