@@ -412,6 +412,33 @@ void gen_blk_reduce(Gen *g) {
   if (gen_ch(g, 0.5)) gen_store(g, gen_expand(g, x));
 }
 
+/* A kernel of one C2V transfer that up_down must rebalance (DESIGN 14.2):
+ * E rows, V valid, lanes of ceil(E/2) holding counts no split code fits
+ * (ceil(E/2) + 1 <= V <= E - 1 or so), so auto_split takes the stride
+ * ceil(V/2). Every vector tile has the transfer's E rows and V valid rows
+ * and every column valid, so nothing else needs another stride or more
+ * valid rows than the lanes hold: up_down is claimed to compile. */
+void gen_blk_rebalance(Gen *g) {
+  int dt = gen_pick_dt(g, true, true), E = gen_dim(g, false, D_NOUNIT), K = gen_dim(g, true, D_NOUNIT),
+      N = gen_dim(g, true, D_NOUNIT);
+  gen_fit_mm(g, dt, &E, &K, &N, 3, 0);
+  int S = (E + 1) / 2;
+  if (S < 3) {                                  /* no count fits no code */
+    gen_blk_c2v(g);
+    return;
+  }
+  int V = gen_rng(g, S + 1, 2 * S - 2);
+  Val a = gen_v_load(g, dt, E, K, FZ_MAT, V, K, 0);
+  Val b = gen_rhs_load(g, dt, K, N, false, K, true);
+  Val s = gen_bind(g, gen_v_mm(g, NULL, a, b, false), "s");
+  g->rebal = true;
+  Val y = gen_v_un(g, gen_un_op(g, s.dt), s);   /* element-wise only: no other tile of E rows */
+  g->rebal = false;
+  if (gen_ch(g, 0.5)) y = gen_v_bins(g, FZ_OP_muls, y, gen_scalar(g, y.dt, FZ_OP_muls));
+  gen_store(g, y);
+  gen_feat(g, FZ_FEAT_rebalance);
+}
+
 void gen_blk_strided(Gen *g) {
   Val t = some_vec(g, 2, 1);
   if (t.R < 2 && t.C < 2) {

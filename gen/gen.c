@@ -263,7 +263,7 @@ void gen_claim_c2v(Gen *g, const Val *x) {
     int E = ax ? x->C : x->R, V = ax ? x->vc[0] : x->vr[0], box = (E + 15) / 16 * 16;
     unsigned m = ax ? FZ_V_LR : FZ_V_UD;
     if (E == 1) gen_refuse(g, m, "c2v-whole");
-    else if (V != E) gen_refuse(g, m, "c2v-partial");
+    else if (V != E && !(g->rebal && !ax)) gen_refuse(g, m, "c2v-partial");
     else if (a5 && ax && E % 32) gen_refuse(g, m, "c2v-a5-columns");   /* split.md 1.1a */
     else if (!ax && (a5 ? box != E : x->R % 2) && x->vc[0] != x->C) gen_refuse(g, m, "c2v-narrow");
   }
@@ -588,6 +588,8 @@ FzKernel *fz_generate(const FzPolicy *p, FzSrc *src) {
     if (k->split > 0) k->split = -1;            /* split_aiv excludes a split attribute */
     gen_explicit(g);
     gen_refuse(g, FZ_V_SPLIT, "explicit");          /* the oracle's E-EXPLICIT */
+  } else if (!g->py && k->split != 2 && gen_ch(g, p->p_rebalance)) {
+    gen_blk_rebalance(g);
   } else {
     g->brk[0] = k->split != 1 && gen_ch(g, p->p_break_up_down);
     g->brk[1] = k->split != 2 && gen_ch(g, p->p_break_left_right);

@@ -151,6 +151,7 @@ size_t fz_input_name_bugs(uint8_t *data, size_t body, size_t cap, uint32_t bugs)
   P(p_running_max, 0.4, "a transfer loop carries a running row max")                                  \
   /* explicit split_aiv kernels */                                                                     \
   P(p_explicit_split, 0.08, "the kernel is written with split_aiv")                                   \
+  P(p_rebalance, 0.02, "the kernel is one C2V transfer up_down must rebalance (lanes no split code fits), claimed to compile") \
   P(p_explicit_left_right, 0.3, "an explicit kernel splits columns")                                  \
   P(p_explicit_odd, 0.3, "an explicit kernel shards an odd extent (lanes of ceil and floor)")      \
   P(p_explicit_gather, 0.6, "an explicit kernel joins halves with aic_gather for a cube matmul")      \
@@ -298,7 +299,7 @@ typedef struct {
   X(task_parallel) X(set_validshape) X(lane0_store) X(inout) X(nested_call) X(explicit_stride) X(ragged_valid) \
   X(lane_if) X(lane_while) X(transpose) X(reshape) X(gather_window) X(scalar_extent) X(explicit_move) \
   X(gm_round_trip) X(near_capacity) X(pressure) X(explicit_regions) X(explicit_whole) X(assemble_slice) \
-  X(c2v_recross) X(explicit_neg) X(explicit_outer_none) X(slice_late)
+  X(c2v_recross) X(explicit_neg) X(explicit_outer_none) X(slice_late) X(rebalance)
 enum {
 #define FZ_X_(n) FZ_FEAT_##n,
   FZ_FEATURES(FZ_X_)
@@ -415,6 +416,7 @@ typedef struct {
   Loop loop[MAXLOOP];
   int nloop;
   bool region;                                  /* inside split_aiv */
+  bool rebal;                                   /* gen_blk_rebalance's transfer: up_down is claimed to compile */
   int lane, sb, rax;                            /* lane name, lane scalar name (-1), region axis */
   bool brk[2];                                  /* may break up_down (0) / left_right (1) */
   /* the compile claim: vec, acc and mat bytes charged, loop trips multiplied
@@ -550,6 +552,7 @@ void gen_blk_move(Gen *g);
 void gen_blk_reduce(Gen *g);
 void gen_blk_strided(Gen *g);
 void gen_blk_assemble(Gen *g);
+void gen_blk_rebalance(Gen *g);
 
 /* explicit.c: a split_aiv kernel */
 void gen_explicit(Gen *g);
