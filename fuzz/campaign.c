@@ -596,15 +596,11 @@ typedef struct {
 } Spec;
 
 static void spawn(Parent *p, Kid *kd, Shared *sh, int jobs, const Spec *w, double deadline) {
-  int fds[2];
-  if (pipe(fds)) die("pipe: %s", strerror(errno));
   memset((void *)sh, 0, sizeof *sh);
   sh->cur = -1;
   sh->next = w->start;
-  fflush(NULL);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) die("fork: %s", strerror(errno));
+  int fds[2];
+  pid_t parent, pid = fz_fork_piped(fds, &parent);
   if (!pid) {
     close(fds[0]);
     close(p->sigfd);

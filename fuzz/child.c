@@ -35,16 +35,21 @@ void *fz_shared(size_t n) {
 
 void fz_shared_free(void *p, size_t n) { munmap(p, n); }
 
+pid_t fz_fork_piped(int fds[2], pid_t *parent) {
+  if (pipe2(fds, O_CLOEXEC)) die("pipe: %s", strerror(errno));
+  fflush(NULL);
+  *parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) die("fork: %s", strerror(errno));
+  return pid;
+}
+
 bool fz_in_child(void (*fn)(void *ctx), void *ctx, FzChild *c) {
   c->st = 0;
   c->hung = false;
   c->stopped = 0;
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC)) die("pipe: %s", strerror(errno));
-  fflush(NULL);
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) die("fork: %s", strerror(errno));
+  pid_t parent, pid = fz_fork_piped(fds, &parent);
   if (!pid) {
     close(fds[0]);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(126);

@@ -63,6 +63,9 @@ char *fz_kernel_text(const FzPolicy *p, uint64_t seed, int64_t i, size_t *len); 
 /* ---- child.c: a function run in a forked child -------------------------------------- */
 
 void *fz_shared(size_t n);                      /* zeroed memory the caller shares with its children */
+/* A close-on-exec pipe, then fork (stdio flushed first): 0 in the child, the
+ * child's pid in the parent; *parent is the forking process's pid. */
+pid_t fz_fork_piped(int fds[2], pid_t *parent);
 void fz_shared_free(void *p, size_t n);
 typedef struct {
   /* in */

@@ -247,6 +247,19 @@ static int gather_source(Gen *g, int pmax, int *B, int *P, int32_t *tbl, int *L)
   return rows;
 }
 
+/* paged_gather(src, it, pt, block_size=B, size=S, max_indices=N, ...) with
+ * nargs arguments, the first six filled. */
+static FzExpr *gather_call(Gen *g, int nargs, int src, int it, int pt, int B, int S, int N) {
+  FzExpr *e = gen_call(g, FZ_OP_paged_gather, nargs);
+  gen_a_tensor(&e->a[0], src);
+  gen_a_tensor(&e->a[1], it);
+  gen_a_tensor(&e->a[2], pt);
+  gen_a_int(&e->a[3], FZ_KW_BLOCK_SIZE, B);
+  gen_a_int(&e->a[4], FZ_KW_SIZE, S);
+  gen_a_int(&e->a[5], FZ_KW_MAX_INDICES, N);
+  return e;
+}
+
 /* n indices among the L tokens, each translating to a row of the source. */
 static void gather_indices(Gen *g, int B, int L, const int32_t *tbl, int rows, int32_t *idx, int n) {
   for (int i = 0; i < n; i++) {
@@ -293,14 +306,8 @@ static void blk_gather_vec(Gen *g, int dt) {
   int K = gen_ch(g, p->p_gather_col_off) ? gen_rng(g, 1, 16) : 0;
   int src = gen_tensor(g, 'A', dt, FZ_IN, rows, K + S + (gen_ch(g, p->p_store_margin) ? gen_rng(g, 1, 4) : 0));
   int it = gen_table(g, 'I', idx, nidx), pt = gen_table(g, 'P', tbl, P);
-  FzExpr *e = gen_call(g, FZ_OP_paged_gather, 6 + (K > 0) + win);
+  FzExpr *e = gather_call(g, 6 + (K > 0) + win, src, it, pt, B, S, N);
   if (win) gen_a_idx(&e->a[6 + (K > 0)], gen_aff(wf), gen_aff(wn)), e->a[6 + (K > 0)].kw = FZ_KW_WINDOW;
-  gen_a_tensor(&e->a[0], src);
-  gen_a_tensor(&e->a[1], it);
-  gen_a_tensor(&e->a[2], pt);
-  gen_a_int(&e->a[3], FZ_KW_BLOCK_SIZE, B);
-  gen_a_int(&e->a[4], FZ_KW_SIZE, S);
-  gen_a_int(&e->a[5], FZ_KW_MAX_INDICES, N);
   if (K) gen_a_int(&e->a[6], FZ_KW_COL_OFF, K);
   Val gv = gen_mkval(dt, FZ_VEC, N, S, n, S);
   gv.e = e;
@@ -330,13 +337,7 @@ static void blk_gather_mat(Gen *g, int dt) {
   int K = gen_ch(g, p->p_gather_col_off) ? gen_rng(g, 1, 16) : 0;
   int src = gen_tensor(g, 'A', dt, FZ_IN, rows, K + S);
   int it = gen_table(g, 'I', idx, n), pt = gen_table(g, 'P', tbl, P);
-  FzExpr *e = gen_call(g, FZ_OP_paged_gather, 7 + (K > 0));
-  gen_a_tensor(&e->a[0], src);
-  gen_a_tensor(&e->a[1], it);
-  gen_a_tensor(&e->a[2], pt);
-  gen_a_int(&e->a[3], FZ_KW_BLOCK_SIZE, B);
-  gen_a_int(&e->a[4], FZ_KW_SIZE, S);
-  gen_a_int(&e->a[5], FZ_KW_MAX_INDICES, N);
+  FzExpr *e = gather_call(g, 7 + (K > 0), src, it, pt, B, S, N);
   int i = 6;
   if (K) gen_a_int(&e->a[i++], FZ_KW_COL_OFF, K);
   gen_a_kind(&e->a[i], FZ_A_SPACE, FZ_MAT), e->a[i].kw = FZ_KW_SPACE;

@@ -9,6 +9,7 @@
 # tile's picture puts the lane boundary on the axis the lanes own.
 . "$(dirname "$0")/lib.sh"
 F="$B/bin/ptofuzz"
+BA=$(cd "$B/bin" && pwd)                          # the binaries by absolute path (the checks below change directory)
 PS="$B/tests/pngstat"
 DB="$T/f.db"
 
@@ -64,7 +65,7 @@ ok $? "report-3.2 the HTML refers to no other file"
 # the reproduce commands, run as printed (tools from the build)
 (cd "$T" && perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); open my $k, ">", "finding-$j->{id}.ptk" or die;
     print $k $j->{kernel}{text}; print "$_\n" for @{$j->{reproduce}}' < r.json |
-  sed "s#^ptofuzz #$OLDPWD/$F #; s#^ptosim #$OLDPWD/$B/bin/ptosim #" > cmds && sh -e cmds > repro.out 2>&1)
+  sed "s#^ptofuzz #$BA/ptofuzz #; s#^ptosim #$BA/ptosim #" > cmds && sh -e cmds > repro.out 2>&1)
 SIG=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{signature}' < "$T/r.json")
 grep -qF "sig=$SIG" "$T/repro.out"
 ok $? "report-4.1 the printed reproduce commands show the signature again"
@@ -95,7 +96,7 @@ EOF2
     VALUES('miscompile|up_down|-|-|auto_split|all', 'miscompile', 'up_down', '-', '-', 'auto_split', 'all', 1, 'new');
     INSERT INTO testcase(finding, kernel, seed, variant, flags, statements)
     VALUES(1, CAST(readfile('$T/tr.ptk') AS TEXT), 0, 'up_down', '--bugs=store-axis-swap schedule=rr', 3);" &&
-  (cd "$T" && "$OLDPWD/$F" report 1 --db=tr.db --reduce=0 -o tr.md) &&
+  (cd "$T" && "$BA/ptofuzz" report 1 --db=tr.db --reduce=0 -o tr.md) &&
   grep -q '^ 0 oooooooo|MMMMMMMM$' "$T/tr.md" && grep -q '^15 ........ EEEEEEEE$' "$T/tr.md"
 ok $? "report-6.3 a transposed store under up_down: the lane boundary between columns, not rows"
 # the title names the output and where it is wrong; the cluster line lists the other findings of the cluster
