@@ -48,7 +48,7 @@ int main(void) {
 
   /* ---- GM round trips -------------------------------------------------------------- */
   fz_policy_default(&p);
-  p.p_explicit_split = 0;                       /* split_aiv kernels take no blocks */
+  p.p_explicit_split = p.p_rebalance = 0;       /* split_aiv and one-transfer kernels take no blocks */
   p.p_gm_round_trip = 1;
   p.p_pressure = 0;                             /* its tiles are sized to be refused sometimes */
   int feat_n = 0, fenced = 0, ok = 0, compiled = 0;
@@ -83,7 +83,7 @@ int main(void) {
 
   /* ---- near capacity ----------------------------------------------------------------- */
   fz_policy_default(&p);
-  p.p_explicit_split = 0;
+  p.p_explicit_split = p.p_rebalance = 0;
   p.p_near_capacity = 1;
   p.p_pressure = 0;                             /* it would take the last block */
   int nc = 0, full = 0, unsup = 0;

@@ -68,13 +68,16 @@ int main(void) {
     size_t len;
     char *text = fz_emit(k, &len);
     int m = orc_claim(&(Src){"gen", text, len}), want = 0;
-    for (int v = 0; v < 4; v++) want |= !k->refuse[v] << v;
-    bool may = true;                            /* every refused variant is named with its reason */
+    for (int v = 0; v < 4; v++) want |= !(k->refuse[v] || k->must_refuse[v]) << v;
+    bool may = true;                            /* every refused variant is named with its reason or code */
     for (int v = 0; v < 4; v++)
-      if (k->refuse[v]) {
-        char w[80];
-        snprintf(w, sizeof w, " %s=%s", orc_variants[v], k->refuse[v]);
+      if (k->refuse[v] || k->must_refuse[v]) {
+        char w[80], code[24], pass[40];
+        snprintf(w, sizeof w, " %s=%s", orc_variants[v], k->must_refuse[v] ? k->must_refuse[v] : k->refuse[v]);
         may &= strstr(text, w) != NULL;
+        if (k->must_refuse[v])                  /* and the oracle reads the refusal claim back */
+          may &= orc_must_refuse(&(Src){"gen", text, len}, v, code, sizeof code, pass, sizeof pass) &&
+                 !strncmp(k->must_refuse[v], code, strlen(code)) && !strcmp(pass, "check_split");
       }
     header += m == want && may;
     Comp c = {.A = ir_arena_new(), .src = {"gen", text, len}, .o = {.split = -1, .target = -1}};
