@@ -5,6 +5,7 @@
  * bits). tests/t_conv.c checks every function here over every input. */
 #include "sim.h"
 
+#include <math.h>
 #include <string.h>
 
 uint16_t sim_f32_to_f16(float f) {
@@ -84,6 +85,17 @@ float sim_bf16_to_f32(uint16_t h) {
 }
 
 float sim_round_bf16(float f) { return sim_bf16_to_f32(sim_f32_to_bf16(f)); }
+
+float sim_round_plain(float f, bool f16) {
+  if (isnan(f) || isinf(f) || f == 0) return f;
+  int bits = f16 ? 11 : 8, emin = f16 ? -14 : -126, e;   /* significand bits; the least normal exponent */
+  double big = f16 ? 65504.0 : 0x1.fep127;
+  frexp(f, &e);                                 /* |f| = m * 2^e, 1/2 <= m < 1 */
+  int q = (e - 1 > emin ? e - 1 : emin) - (bits - 1);   /* the weight of the last significand bit */
+  double r = ldexp(nearbyint(ldexp((double)f, -q)), q);
+  if (fabs(r) > big) r = copysign(INFINITY, f);
+  return (float)r;
+}
 
 uint32_t sim_enc(Dtype dt, Elem e) {
   switch (dt) {

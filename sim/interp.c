@@ -292,8 +292,18 @@ static int clampi(int64_t x, int64_t lo, int64_t hi) { return (int)(x < lo ? lo 
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
 
-/* A float result stored into a tile of dtype dt; an integer result wrapped into it. */
-static float rnd(Dtype dt, float x) { return dt == DT_F16 ? sim_round_f16(x) : dt == DT_BF16 ? sim_round_bf16(x) : x; }
+/* A float result stored into a tile of dtype dt; an integer result wrapped into it.
+ * Every f16 and bf16 rounding is checked against the plain rounding
+ * (sim_round_plain): the golden run and the machine share this one, so a
+ * mistake in it would be the same on both sides, invisible to differential
+ * testing; a disagreement is the simulator's own bug and aborts. */
+static float rnd(Dtype dt, float x) {
+  if (dt != DT_F16 && dt != DT_BF16) return x;
+  float r = dt == DT_F16 ? sim_round_f16(x) : sim_round_bf16(x), p = sim_round_plain(x, dt == DT_F16);
+  if (memcmp(&r, &p, sizeof r) && !(isnan(r) && isnan(p)))
+    die("%s rounding of %a gives %a, the plain rounding %a", ir_dtype_name(dt), (double)x, (double)r, (double)p);
+  return r;
+}
 static int32_t wrap(Dtype dt, uint32_t x) {
   return dt == DT_I8 ? (int32_t)(int8_t)(uint8_t)x : dt == DT_I16 ? (int32_t)(int16_t)(uint16_t)x : (int32_t)x;
 }

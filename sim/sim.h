@@ -29,6 +29,10 @@ float sim_round_f16(float f);                   /* f rounded to the nearest f16 
 uint16_t sim_f32_to_bf16(float f);              /* round to nearest, ties to even */
 float sim_bf16_to_f32(uint16_t h);              /* exact */
 float sim_round_bf16(float f);                  /* f rounded to the nearest bf16 value */
+/* f rounded to the nearest f16 (narrow16 false) or bf16 value, computed apart
+ * from the bit manipulations above: scaled by a power of two to an integer
+ * (nearbyint, ties to even) and back, in double. NaN for NaN. */
+float sim_round_plain(float f, bool f16);
 uint32_t sim_enc(Dtype dt, Elem e);             /* the storage bits of an element (low bytes) */
 Elem sim_dec(Dtype dt, uint32_t bits);          /* and back: widened, exact */
 uint32_t sim_canary(Dtype dt);                  /* the output canary's bits */

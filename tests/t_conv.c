@@ -3,6 +3,7 @@
  * is larger than 2^32):
  *   sim/f16.c     sim_f32_to_f16, sim_round_f16, sim_f16_to_f32 (f16x-*),
  *                 sim_f32_to_bf16, sim_round_bf16, sim_bf16_to_f32 (bf16-*),
+ *                 sim_round_plain (f16x-1.4, bf16-1.4),
  *                 sim_enc / sim_dec of every dtype and the canaries (enc-*);
  *   sim/interp.c  sim_convert, the cast op, for every (from, to) pair over
  *                 every value of `from` (cast-*). It rounds with the same
@@ -169,7 +170,7 @@ static inline void chk(Chk *c, uint32_t in, uint32_t got, uint32_t want) {
 }
 
 enum {
-  C_F16N, C_F16R, C_F16W, C_BFN, C_BFR, C_BFW,
+  C_F16N, C_F16R, C_F16W, C_BFN, C_BFR, C_BFW, C_F16P, C_BFP,
   C_ENC_F32, C_DEC_F32, C_ENC_I32, C_DEC_I32, C_ENC_F16, C_DEC_F16, C_ENC_BF16, C_DEC_BF16,
   C_ENC_I8, C_DEC_I8, C_ENC_I16, C_DEC_I16, C_CANARY,
   C_CAST,                                       /* + from * DT_N + to */
@@ -238,6 +239,8 @@ static void f32_range(const Tables *T, Chk *c, uint64_t lo, uint64_t hi) {
     EACH(C_ENC_F16, sim_enc(DT_F16, e), h[j]);
     EACH(C_BFN, sim_f32_to_bf16(f), b[j]);
     EACH(C_BFR, fbits(sim_round_bf16(f)), T->wbf[b[j]]);
+    EACH(C_F16P, fbits(sim_round_plain(f, true)), isnan(f) ? x : T->w16[h[j]]);
+    EACH(C_BFP, fbits(sim_round_plain(f, false)), isnan(f) ? x : T->wbf[b[j]]);
     EACH(C_ENC_BF16, sim_enc(DT_BF16, e), b[j]);
     EACH(C_ENC_F32, sim_enc(DT_F32, e), x);
     EACH(C_DEC_F32, ebits(sim_dec(DT_F32, x)), x);
@@ -379,6 +382,10 @@ int main(void) {
                          "the midpoint past the largest finite, subnormals, signed zero; NaN quiet, sign and top "
                          "payload bits kept)"},
       [C_BFR] = {.id = "bf16-1.2", .big = true, .what = "sim_round_bf16: every f32 pattern gives the value of bf16-1.1"},
+      [C_F16P] = {.id = "f16x-1.4", .big = true, .what = "sim_round_plain f16 (the run-time check of every "
+                                                        "rounding): every f32 pattern gives the value of f16x-1.1, a NaN itself"},
+      [C_BFP] = {.id = "bf16-1.4", .big = true, .what = "sim_round_plain bf16: every f32 pattern gives the value of "
+                                                       "bf16-1.1, a NaN itself"},
       [C_BFW] = {.id = "bf16-1.3", .what = "sim_bf16_to_f32: every bf16 pattern widens to its exact value (NaN payload "
                                            "in place)"},
       [C_ENC_F32] = {.id = "enc-1.1", .big = true, .what = "sim_enc f32: every pattern is stored as it is"},
