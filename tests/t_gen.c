@@ -250,6 +250,7 @@ int main(void) {
     FzPolicy gth = pol;
     gth.w_vector = gth.w_c2v = gth.w_v2c = gth.w_both = gth.w_softmax = gth.w_loop = gth.w_reduce = gth.w_strided =
         gth.w_assemble = gth.w_move = 0;
+    gth.p_rebalance = 0;                        /* a one-transfer kernel takes no blocks */
     bool all_e = true, all_g = true;
     for (uint64_t seed = 1; seed <= 40; seed++) {
       uint8_t f[FZ_NFEAT];
@@ -297,8 +298,12 @@ int main(void) {
         if (r) ok[v]++;
         else {
           DiagCat cat = ir_diag_cat(c.diag.code);
-          /* a whole cube tile read in a region: generated to be refused (# may-refuse: ...=shard-whole) */
-          bool meant = cat == CAT_USER && c.diag.code == E_SHARD_WHOLE && strstr(k, "=shard-whole");
+          /* a whole cube tile read in a region: generated to be refused (# may-refuse: ...=shard-whole),
+           * and the negative constructs claimed refused (# expect-refuse: VARIANT=...) */
+          char neg[40];
+          snprintf(neg, sizeof neg, " %s=E-", var[v].name);
+          const char *er = strstr(k, "# expect-refuse:"), *nl = er ? strchr(er, '\n') : NULL, *hit = er ? strstr(er, neg) : NULL;
+          bool meant = cat == CAT_USER && ((c.diag.code == E_SHARD_WHOLE && strstr(k, "=shard-whole")) || (hit && (!nl || hit < nl)));
           if (cat != CAT_UNSUPPORTED && !meant) {
             char w[96];
             snprintf(w, sizeof w, "seed %llu, variant %s: %s diagnostic%s", (unsigned long long)seed, var[v].name,
